@@ -1,0 +1,116 @@
+"""The command line: ``python -m safebandit_core <command> ...``.
+
+One router, one subcommand module per model family. Each subcommand module exposes
+``HELP`` (one line), ``add_arguments(parser)`` and ``run(args) -> int``. Bad input exits with
+code 2 and one line naming the flag and its allowed range; never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+from pathlib import Path
+from typing import Any, NoReturn, Sequence
+
+import pandas as pd
+
+from .settings import SettingsError
+
+# command name -> module implementing it
+COMMANDS: dict[str, str] = {
+    "dose": "safebandit_core.dose.cli",
+}
+
+
+class CliError(Exception):
+    """Bad command-line input: printed as one line, exit code 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors and exit code 2."""
+
+    def error(self, message: str) -> NoReturn:
+        print(f"error: {message}", file=sys.stderr)
+        sys.exit(2)
+
+
+def flag_of(field: str) -> str:
+    """The command-line flag for a settings field name (``delta_prime`` -> ``--delta-prime``)."""
+    return "--" + field.replace("_", "-")
+
+
+def settings_error_line(err: SettingsError, flags: dict[str, str] | None = None) -> str:
+    """One line naming the flag and its allowed range for a settings error."""
+    flag = (flags or {}).get(err.field, flag_of(err.field))
+    shown = "" if err.value is None else f" (got {err.value!r})"
+    return f"error: {flag} must be {err.allowed}{shown}"
+
+
+def emit(summary: dict[str, Any] | list[dict[str, Any]], as_json: bool, text_lines: Sequence[str] = ()) -> None:
+    """Print a summary: exactly one JSON document with ``--json``, readable lines otherwise."""
+    if as_json:
+        print(json.dumps(summary, default=_json_default))
+        return
+    for line in text_lines:
+        print(line)
+    rows = summary if isinstance(summary, list) else [summary]
+    for row in rows:
+        for k, v in row.items():
+            print(f"  {k}: {v}")
+        if len(rows) > 1:
+            print()
+
+
+def _json_default(obj: Any) -> Any:
+    if hasattr(obj, "item"):
+        return obj.item()
+    if hasattr(obj, "tolist"):
+        return obj.tolist()
+    return str(obj)
+
+
+def check_out_path(path: str | None, allowed: tuple[str, ...] = (".csv", ".parquet")) -> Path | None:
+    """Validate an ``--out`` path up front, so no run is lost to a bad file name."""
+    if path is None:
+        return None
+    p = Path(path)
+    if p.suffix.lower() not in allowed:
+        raise CliError(f"error: --out must end in {' or '.join(allowed)} (got {path!r})")
+    if not p.parent.exists():
+        raise CliError(f"error: --out folder {str(p.parent)!r} does not exist")
+    return p
+
+
+def write_frame(frame: pd.DataFrame, path: Path) -> None:
+    """Write a tidy frame as CSV or Parquet by the file's suffix."""
+    if path.suffix.lower() == ".parquet":
+        frame.to_parquet(path, index=False)
+    else:
+        frame.to_csv(path, index=False)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The full parser with every registered subcommand."""
+    parser = _Parser(prog="python -m safebandit_core", description="Safe bandit simulations from the command line.")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    for name, modname in COMMANDS.items():
+        mod = importlib.import_module(modname)
+        p = sub.add_parser(name, help=mod.HELP, description=mod.HELP)
+        mod.add_arguments(p)
+        p.set_defaults(_module=mod)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Parse, validate and run one command; returns the exit code."""
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args._module.run(args) or 0)
+    except CliError as err:
+        print(str(err), file=sys.stderr)
+        return 2
+    except SettingsError as err:
+        print(settings_error_line(err), file=sys.stderr)
+        return 2

@@ -1,0 +1,102 @@
+"""Which devices JAX sees, which one a run uses, and in which precision.
+
+The core enables 64-bit arrays once, at import, so float64 is available; each run then picks
+its dtype explicitly: float64 by default on the CPU, float32 by default on a GPU (and
+selectable everywhere). Every result records the device and precision it ran with.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+from typing import Iterator
+
+import jax
+import jax.numpy as jnp
+
+jax.config.update("jax_enable_x64", True)
+
+PRECISIONS = ("float64", "float32")
+
+
+@dataclasses.dataclass(frozen=True)
+class DeviceInfo:
+    """One device as a person reads it: ``id`` is what the CLI and pages pass back."""
+
+    id: str
+    platform: str
+    name: str
+
+    @property
+    def label(self) -> str:
+        """Human label, e.g. ``gpu:0 — NVIDIA H200``."""
+        return f"{self.id} — {self.name}"
+
+
+def _all() -> list[jax.Device]:
+    devs: list[jax.Device] = []
+    for backend in ("gpu", "cpu"):
+        try:
+            devs.extend(jax.devices(backend))
+        except RuntimeError:
+            continue
+    return devs
+
+
+def list_devices() -> list[DeviceInfo]:
+    """Every device JAX sees, GPUs first."""
+    out = []
+    for d in _all():
+        plat = "gpu" if d.platform in ("gpu", "cuda", "rocm") else d.platform
+        out.append(DeviceInfo(id=f"{plat}:{d.id}", platform=plat, name=getattr(d, "device_kind", plat)))
+    return out
+
+
+def default_device_id() -> str:
+    """The GPU when present, else the CPU."""
+    return list_devices()[0].id
+
+
+def has_gpu() -> bool:
+    """True when JAX sees at least one GPU."""
+    return any(d.platform == "gpu" for d in list_devices())
+
+
+def resolve(device: str | None) -> jax.Device:
+    """Turn ``None``, ``"cpu"``, ``"gpu"`` or ``"gpu:1"`` into a JAX device; ValueError if absent."""
+    wanted = device or default_device_id()
+    plat, _, idx = wanted.partition(":")
+    for info, dev in zip(list_devices(), _all()):
+        if info.platform == plat and (not idx or info.id == wanted):
+            return dev
+    seen = ", ".join(i.id for i in list_devices())
+    raise ValueError(f"device must be one of {seen} (got {wanted!r})")
+
+
+def default_precision(device: str | None = None) -> str:
+    """float32 on a GPU, float64 on the CPU."""
+    return "float32" if resolve(device).platform in ("gpu", "cuda", "rocm") else "float64"
+
+
+def dtype_of(precision: str) -> jnp.dtype:
+    """The JAX dtype for a precision name."""
+    if precision not in PRECISIONS:
+        raise ValueError(f"precision must be one of {', '.join(PRECISIONS)} (got {precision!r})")
+    return jnp.float64 if precision == "float64" else jnp.float32
+
+
+def describe(device: str | None) -> str:
+    """The id of the device a run will use (recorded in every result)."""
+    dev = resolve(device)
+    for info, d in zip(list_devices(), _all()):
+        if d == dev:
+            return info.label
+    return str(dev)
+
+
+@contextlib.contextmanager
+def on_device(device: str | None) -> Iterator[jax.Device]:
+    """Run the enclosed JAX work on ``device`` (default: GPU when present)."""
+    dev = resolve(device)
+    with jax.default_device(dev):
+        yield dev

@@ -1,0 +1,96 @@
+"""Dose-response curves g : [0,1] → [0,1], strictly increasing, g(0)=0, g(1)=1, with exact inverses.
+
+- ``linear``: g(α) = α.
+- ``power``: g(α) = α^p, p in [0.1, 10] (p < 1 saturating, p > 1 slow start).
+- ``emax`` (Hill/Emax, rescaled so g(1)=1): with c = EC50ⁿ,
+  g(α) = αⁿ (c + 1) / (c + αⁿ), inverse g⁻¹(z) = (z c / (c + 1 − z))^{1/n};
+  EC50 in (0, 10], Hill coefficient n in [0.1, 10].
+
+The curve's kind is static (it fixes the code); its two numbers ``p1, p2`` are traced, so a
+sweep over them needs no recompilation. ``p1`` is p (power) or EC50 (emax); ``p2`` is n (emax).
+"""
+
+from __future__ import annotations
+
+from typing import Callable, NamedTuple
+
+import jax.numpy as jnp
+import numpy as np
+
+from ..settings import SettingsError
+
+KINDS = ("linear", "power", "emax")
+POWER_RANGE = (0.1, 10.0)
+EC50_RANGE = (0.0, 10.0)
+HILL_RANGE = (0.1, 10.0)
+
+
+class Curve(NamedTuple):
+    """A dose curve as two pure functions of (dose, p1, p2)."""
+
+    g: Callable
+    g_inv: Callable
+
+
+def _lin(a, p1, p2):
+    return a
+
+
+def _pow(a, p1, p2):
+    return a**p1
+
+
+def _pow_inv(z, p1, p2):
+    return z ** (1.0 / p1)
+
+
+def _emax(a, p1, p2):
+    c = p1**p2
+    an = a**p2
+    return an * (c + 1.0) / (c + an)
+
+
+def _emax_inv(z, p1, p2):
+    c = p1**p2
+    return (z * c / (c + 1.0 - z)) ** (1.0 / p2)
+
+
+CURVES: dict[str, Curve] = {
+    "linear": Curve(_lin, _lin),
+    "power": Curve(_pow, _pow_inv),
+    "emax": Curve(_emax, _emax_inv),
+}
+
+
+def get(kind: str) -> Curve:
+    """The curve of a kind (``linear``, ``power``, ``emax``)."""
+    if kind not in CURVES:
+        raise SettingsError("g", "one of " + ", ".join(KINDS), kind)
+    return CURVES[kind]
+
+
+def validate(kind: str, power: float, ec50: float, hill: float) -> None:
+    """Check the curve's parameters; raise :class:`SettingsError` naming the one out of range."""
+    get(kind)
+    if kind == "power" and not (POWER_RANGE[0] <= power <= POWER_RANGE[1]):
+        raise SettingsError("g_power", f"in [{POWER_RANGE[0]}, {POWER_RANGE[1]}]", power)
+    if kind == "emax":
+        if not (EC50_RANGE[0] < ec50 <= EC50_RANGE[1]):
+            raise SettingsError("g_ec50", f"in ({EC50_RANGE[0]}, {EC50_RANGE[1]}]", ec50)
+        if not (HILL_RANGE[0] <= hill <= HILL_RANGE[1]):
+            raise SettingsError("g_hill", f"in [{HILL_RANGE[0]}, {HILL_RANGE[1]}]", hill)
+
+
+def params_of(kind: str, power: float, ec50: float, hill: float) -> tuple[float, float]:
+    """The traced (p1, p2) of a curve."""
+    if kind == "power":
+        return float(power), 1.0
+    if kind == "emax":
+        return float(ec50), float(hill)
+    return 1.0, 1.0
+
+
+def evaluate(kind: str, doses: np.ndarray, power: float = 2.0, ec50: float = 0.5, hill: float = 2.0) -> np.ndarray:
+    """g on a grid of doses, as numpy (for the page's small plot of the chosen curve)."""
+    p1, p2 = params_of(kind, power, ec50, hill)
+    return np.asarray(get(kind).g(jnp.asarray(doses, dtype=jnp.float64), p1, p2))

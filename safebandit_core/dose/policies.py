@@ -1,0 +1,140 @@
+"""HPC-UCB (seed 000, Algorithm 1) and its two baselines, as pure init/act/update functions.
+
+All three share one reading (ALGORITHMS.md §1.1–1.3); they differ only in two traced numbers:
+
+- HPC-UCB: ``b_scale = 1`` (the realized-cost margin b_δ = κ_c·sqrt(2 log(1/δ)) is kept), ``eps = 0``;
+- On-Expectation (§1.2): ``b_scale = 0`` (b_δ replaced by 0 everywhere in the policy), ``eps = 0``;
+- ε-Greedy (§1.3): ``b_scale = 1`` and ``eps > 0`` (play the round-1 safe dose with probability ε).
+
+Round t ≥ 2 (Appendix C closed forms):
+  θ̂ = Σ⁻¹ Σ_s (R_s/g(α_s)) X_s,  μ̂ = Σ⁻¹ Σ_s (C_s/g(α_s)) X_s,  w = ‖X_t‖_{Σ⁻¹},
+  rad = sqrt(d log((1 + N L²/λ)/δ′)),  β^r = κ_r rad + √λ S,  β^c = κ_c rad + √λ S,
+  u = ⟨X_t, θ̂⟩ + β^r w,  v = ⟨X_t, μ̂⟩ + β^c w,  B = v + b,
+  ẑ = 1 if B ≤ 0 else min(1, τ/B),  α̂max = g⁻¹(ẑ),  α = α̂max if u ≥ 0 else 0.
+Round 1: z₁ = min(1, τ/(b + S L)), α₁ = g⁻¹(z₁).
+Σ⁻¹ is kept by Sherman–Morrison rank-one updates, refreshed exactly from Σ every
+``refresh_every`` rounds (a round-index schedule, so the refresh is a real branch under vmap).
+"""
+
+from __future__ import annotations
+
+from typing import Callable, NamedTuple
+
+import jax
+import jax.numpy as jnp
+
+from .. import linalg
+from .curves import Curve
+
+
+class DoseParams(NamedTuple):
+    """Numeric settings of one run (all traced scalars)."""
+
+    tau: jax.Array  # safety threshold τ > 0
+    delta: jax.Array  # per-round violation probability δ ∈ (0,1)
+    delta_prime: jax.Array  # estimation confidence δ′ ∈ (0,1)
+    kappa_r: jax.Array  # reward noise level (sub-Gaussian / Gaussian std)
+    kappa_c: jax.Array  # cost noise level
+    S: jax.Array  # bound on ‖θ*‖, ‖μ*‖
+    L: jax.Array  # bound on ‖X_t‖
+    lam: jax.Array  # ridge λ
+    eps: jax.Array  # ε of ε-Greedy (0 for the others)
+    b_scale: jax.Array  # 1: realized-cost margin kept (HPC-UCB), 0: On-Expectation
+    g1: jax.Array  # curve parameter p (power) or EC50 (emax)
+    g2: jax.Array  # curve parameter n (emax)
+
+
+class HPState(NamedTuple):
+    """Policy state: Σ and its inverse, the transformed-target sums, informative count."""
+
+    a_inv: jax.Array  # (d, d) Σ_t⁻¹ kept by rank-one updates
+    gram: jax.Array  # (d, d) Σ_t = λI + Σ X Xᵀ over informative rounds
+    b_r: jax.Array  # (d,) Σ (R_s/g(α_s)) X_s
+    b_c: jax.Array  # (d,) Σ (C_s/g(α_s)) X_s
+    n_inf: jax.Array  # () int, informative rounds so far, N(t)
+
+
+class Policy(NamedTuple):
+    """A policy as pure functions (the optax way)."""
+
+    init: Callable[[DoseParams, int, jnp.dtype], HPState]
+    act: Callable[..., tuple[jax.Array, dict[str, jax.Array]]]
+    update: Callable[..., HPState]
+
+
+NAMES = ("hpucb", "on_expectation", "eps_greedy")
+LABELS = {"hpucb": "HPC-UCB", "on_expectation": "On-Expectation", "eps_greedy": "ε-Greedy"}
+
+
+def policy_numbers(name: str, eps: float) -> tuple[float, float]:
+    """(b_scale, eps) of a named policy."""
+    if name == "hpucb":
+        return 1.0, 0.0
+    if name == "on_expectation":
+        return 0.0, 0.0
+    if name == "eps_greedy":
+        return 1.0, float(eps)
+    raise ValueError(f"policy must be one of {', '.join(NAMES)} (got {name!r})")
+
+
+def margin(p: DoseParams) -> jax.Array:
+    """b_δ = κ_c·sqrt(2 log(1/δ)): the realized-cost margin of Lemma 1."""
+    return p.kappa_c * jnp.sqrt(2.0 * jnp.log(1.0 / p.delta))
+
+
+def upper_dose(curve: Curve, p: DoseParams, big_b: jax.Array) -> jax.Array:
+    """g⁻¹(ẑ) with ẑ = 1 if B ≤ 0 else min(1, τ/B) (the safe set's upper end)."""
+    safe_b = jnp.where(big_b > 0, big_b, 1.0)
+    z = jnp.where(big_b <= 0, 1.0, jnp.minimum(1.0, p.tau / safe_b))
+    return curve.g_inv(z, p.g1, p.g2)
+
+
+def first_dose(curve: Curve, p: DoseParams) -> jax.Array:
+    """α₁ = g⁻¹(min(1, τ/(b + S L))) with b = b_scale·b_δ."""
+    b = p.b_scale * margin(p)
+    return curve.g_inv(jnp.minimum(1.0, p.tau / (b + p.S * p.L)), p.g1, p.g2)
+
+
+def make_policy(curve: Curve, refresh_every: int = 1000) -> Policy:
+    """HPC-UCB / On-Expectation / ε-Greedy for a dose curve (which policy: the traced numbers)."""
+
+    def init(p: DoseParams, d: int, dtype: jnp.dtype) -> HPState:
+        eye = jnp.eye(d, dtype=dtype)
+        zeros = jnp.zeros((d,), dtype)
+        return HPState(a_inv=eye / p.lam, gram=eye * p.lam, b_r=zeros, b_c=zeros, n_inf=jnp.zeros((), jnp.int32))
+
+    def act(p: DoseParams, s: HPState, x: jax.Array, u_eps: jax.Array, t: jax.Array):
+        d = x.shape[0]
+        theta_hat = s.a_inv @ s.b_r
+        mu_hat = s.a_inv @ s.b_c
+        w = linalg.weighted_norm(x, s.a_inv)
+        rad = jnp.sqrt(d * jnp.log((1.0 + s.n_inf * p.L**2 / p.lam) / p.delta_prime))
+        beta_r = p.kappa_r * rad + jnp.sqrt(p.lam) * p.S
+        beta_c = p.kappa_c * rad + jnp.sqrt(p.lam) * p.S
+        u = x @ theta_hat + beta_r * w
+        v = x @ mu_hat + beta_c * w
+        est = upper_dose(curve, p, v + p.b_scale * margin(p))
+        alpha1 = first_dose(curve, p)
+        greedy = jnp.where(u >= 0, est, 0.0)
+        explore = u_eps < p.eps
+        alpha = jnp.where(t == 0, alpha1, jnp.where(explore, alpha1, greedy))
+        est = jnp.where(t == 0, alpha1, est)
+        return alpha.astype(x.dtype), {"est_upper": est.astype(x.dtype)}
+
+    def update(p: DoseParams, s: HPState, x: jax.Array, alpha: jax.Array, r: jax.Array, c: jax.Array,
+               t: jax.Array) -> HPState:
+        gz = curve.g(alpha, p.g1, p.g2)
+        informative = gz > 0
+        safe_gz = jnp.where(informative, gz, 1.0)
+        gram = jnp.where(informative, s.gram + jnp.outer(x, x), s.gram)
+        a_inv = jnp.where(informative, linalg.sherman_morrison(s.a_inv, x), s.a_inv)
+        a_inv = jax.lax.cond((t + 1) % refresh_every == 0, linalg.exact_inverse, lambda g: a_inv, gram)
+        return HPState(
+            a_inv=a_inv,
+            gram=gram,
+            b_r=jnp.where(informative, s.b_r + (r / safe_gz) * x, s.b_r),
+            b_c=jnp.where(informative, s.b_c + (c / safe_gz) * x, s.b_c),
+            n_inf=s.n_inf + informative.astype(jnp.int32),
+        )
+
+    return Policy(init=init, act=act, update=update)

@@ -1,0 +1,291 @@
+"""The dose model end to end: settings → compiled model → runner → tidy results.
+
+``simulate`` runs every chosen policy on every seed in ONE compiled, vmapped scan (the policies
+differ only in traced numbers, see :mod:`.policies`), so all of them see the same stream.
+``run_on_stream`` replays one policy on an explicit stream through the very same step function.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import math
+import os
+from typing import Any, ClassVar, Iterator
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pandas as pd
+
+from .. import device as dev
+from .. import results, runner
+from ..settings import (
+    SettingsError,
+    check_choice,
+    check_int_range,
+    check_nonnegative,
+    check_open_unit,
+    check_positive,
+)
+from . import curves
+from .env import Obs, Stream, Truth, clairvoyant, draw_round, draw_truth, feedback, pseudo_regret
+from .policies import LABELS, NAMES, DoseParams, first_dose, make_policy, policy_numbers
+
+OUTPUT_KEYS = ("alpha", "reward", "cost", "est_upper", "true_upper", "regret")
+MAX_D = 4096
+MAX_T = 1_000_000
+MAX_SEEDS = 1000
+
+
+@dataclasses.dataclass(frozen=True)
+class DoseSettings:
+    """Every setting of a dose-model run; a run is fully determined by these."""
+
+    KIND: ClassVar[str] = "dose"
+
+    policies: tuple[str, ...] = ("hpucb", "on_expectation", "eps_greedy")
+    d: int = 5
+    T: int = 2000
+    tau: float = 0.5
+    delta: float = 0.05
+    delta_prime: float = 0.05
+    kappa_r: float = 0.3
+    kappa_c: float = 0.3
+    S: float = 1.0
+    L: float = 1.0
+    lam: float = 1.0
+    g: str = "linear"
+    g_power: float = 2.0
+    g_ec50: float = 0.5
+    g_hill: float = 2.0
+    eps: float = 0.5
+    seeds: int = 5
+    base_seed: int = 0
+    precision: str = "auto"
+    refresh_every: int = 1000
+
+    def validate(self) -> "DoseSettings":
+        """Raise :class:`SettingsError` naming the first field out of range; return self."""
+        if not self.policies:
+            raise SettingsError("policies", "at least one of " + ", ".join(NAMES))
+        for name in self.policies:
+            check_choice("policy", name, NAMES)
+        if len(set(self.policies)) != len(self.policies):
+            raise SettingsError("policies", "a list without repeats", list(self.policies))
+        check_int_range("d", self.d, 1, MAX_D)
+        check_int_range("T", self.T, 1, MAX_T)
+        check_int_range("seeds", self.seeds, 1, MAX_SEEDS)
+        check_int_range("base_seed", self.base_seed, 0, 2**31 - 1 - MAX_SEEDS)
+        check_positive("tau", self.tau)
+        check_open_unit("delta", self.delta)
+        check_open_unit("delta_prime", self.delta_prime)
+        check_nonnegative("kappa_r", self.kappa_r)
+        check_nonnegative("kappa_c", self.kappa_c)
+        check_positive("S", self.S)
+        check_positive("L", self.L)
+        check_positive("lam", self.lam)
+        if not (0.0 <= self.eps <= 1.0):
+            raise SettingsError("eps", "in [0, 1]", self.eps)
+        curves.validate(self.g, self.g_power, self.g_ec50, self.g_hill)
+        check_choice("precision", self.precision, ("auto", *dev.PRECISIONS))
+        check_int_range("refresh_every", self.refresh_every, 1)
+        return self
+
+    def resolved_precision(self, device: str | None = None) -> str:
+        """The precision a run uses: float64 on the CPU, float32 on a GPU unless set."""
+        return dev.default_precision(device) if self.precision == "auto" else self.precision
+
+    @property
+    def labels(self) -> list[str]:
+        """Display names of the chosen policies, in order."""
+        return [LABELS[p] for p in self.policies]
+
+
+def params_for(s: DoseSettings, dtype: jnp.dtype, policies: tuple[str, ...] | None = None) -> DoseParams:
+    """Traced numbers with a leading axis over ``policies`` (default: the settings' policies)."""
+    g1, g2 = curves.params_of(s.g, s.g_power, s.g_ec50, s.g_hill)
+    rows = []
+    for name in policies or s.policies:
+        b_scale, eps = policy_numbers(name, s.eps)
+        rows.append(DoseParams(s.tau, s.delta, s.delta_prime, s.kappa_r, s.kappa_c, s.S, s.L, s.lam, eps, b_scale,
+                               g1, g2))
+    return jax.tree.map(lambda *xs: jnp.asarray(xs, dtype=dtype), *rows)
+
+
+@functools.lru_cache(maxsize=None)
+def make_model(d: int, g: str, refresh_every: int, dtype_name: str, explicit: bool) -> runner.Model:
+    """The compiled-once model for one shape: synthetic stream (from keys) or explicit stream."""
+    curve = curves.get(g)
+    policy = make_policy(curve, refresh_every)
+    dtype = dev.dtype_of(dtype_name)
+
+    def init(params: Any, key: jax.Array):
+        p = params[0] if explicit else params
+        truth = Truth(params[1].theta, params[1].mu) if explicit else draw_truth(key, d, dtype)
+        return policy.init(p, d, dtype), truth
+
+    def draw(params: Any, key: jax.Array, t: jax.Array):
+        if explicit:
+            st: Stream = params[1]
+            return Obs(st.X[t], st.xi_r[t], st.xi_c[t], st.u_eps[t]), t
+        return draw_round(params, key, t, d, dtype), t
+
+    def step(params: Any, carry: Any, obs_t: Any):
+        p = params[0] if explicit else params
+        state, truth = carry
+        obs, t = obs_t
+        alpha, info = policy.act(p, state, obs.x, obs.u_eps, t)
+        r, c = feedback(curve, p, truth, obs, alpha)
+        state = policy.update(p, state, obs.x, alpha, r, c, t)
+        upper, alpha_star = clairvoyant(curve, p, truth, obs.x)
+        out = {
+            "alpha": alpha,
+            "reward": r,
+            "cost": c,
+            "est_upper": info["est_upper"],
+            "true_upper": upper,
+            "regret": pseudo_regret(curve, p, truth, obs.x, alpha, alpha_star),
+        }
+        return (state, truth), out
+
+    return runner.Model(init=init, draw=draw, step=step, name=f"dose-{g}-d{d}-{dtype_name}")
+
+
+def memory_bytes(s: DoseSettings) -> int:
+    """A generous estimate of the memory a run needs (state, outputs, one chunk of draws)."""
+    runs = len(s.policies) * s.seeds
+    item = 8 if s.precision in ("auto", "float64") else 4
+    return runs * (3 * s.d * s.d * item + len(OUTPUT_KEYS) * s.T * item + 1000 * s.d * item)
+
+
+def available_bytes(device: str | None = None) -> int:
+    """Memory the chosen device can give a run (GPU: free device memory; CPU: physical memory)."""
+    d = dev.resolve(device)
+    stats = d.memory_stats() if hasattr(d, "memory_stats") else None
+    if stats and "bytes_limit" in stats:
+        return int(stats["bytes_limit"] - stats.get("bytes_in_use", 0))
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+    except (ValueError, OSError, AttributeError):
+        return 8 * 2**30
+
+
+def check_fits(s: DoseSettings, device: str | None = None) -> None:
+    """Raise :class:`SettingsError` when the run would not fit in the device's memory (half of it)."""
+    need, have = memory_bytes(s), available_bytes(device) // 2
+    if need > have:
+        per_t = max(1, (need - memory_bytes(dataclasses.replace(s, T=1))) // max(s.T, 1))
+        t_max = max(1, (have - memory_bytes(dataclasses.replace(s, T=1))) // per_t)
+        raise SettingsError("T", f"at most about {t_max:,} with d = {s.d}, {s.seeds} seeds and "
+                                 f"{len(s.policies)} policies on this device ({need / 2**30:.1f} GiB needed)", s.T)
+
+
+def first_safe_dose(s: DoseSettings) -> float:
+    """HPC-UCB's round-1 dose α₁ = g⁻¹(min(1, τ/(b_δ + S L)))."""
+    p = jax.tree.map(lambda v: v[0], params_for(s, jnp.float64, ("hpucb",)))
+    return float(first_dose(curves.get(s.g), p))
+
+
+def warnings_for(s: DoseSettings) -> list[str]:
+    """Plain-language warnings about settings that run but are unlikely to teach much."""
+    out = []
+    b = s.kappa_c * math.sqrt(2 * math.log(1 / s.delta))
+    a1 = first_safe_dose(s)
+    if a1 < 0.02:
+        out.append(
+            f"τ = {s.tau:g} leaves almost no safe dose: the round-1 safe dose is {a1:.4f} because the realized-cost "
+            f"margin b_δ = κ_c·√(2 log 1/δ) = {b:.2f} dwarfs τ. Raise τ, lower the cost noise κ_c, or raise δ."
+        )
+    if s.tau > 10 * (b + s.S * s.L):
+        out.append(f"τ = {s.tau:g} is so large that every dose is safe: the constraint never binds. Lower τ to see it work.")
+    return out
+
+
+def simulate(s: DoseSettings, device: str | None = None, chunk: int | None = None) -> Iterator[runner.Chunk]:
+    """Run every policy on every seed; yield :class:`runner.Chunk` s with outputs shaped (policy, seed, t)."""
+    s.validate()
+    check_fits(s, device)
+    precision = s.resolved_precision(device)
+    dtype = dev.dtype_of(precision)
+    model = make_model(s.d, s.g, s.refresh_every, precision, False)
+    params = params_for(s, dtype)
+    keys = runner.seed_keys(s.base_seed, s.seeds)
+    yield from runner.run_chunks(model, params, keys, s.T, chunk=chunk, grid=True, device=device)
+
+
+def run(s: DoseSettings, device: str | None = None) -> dict[str, np.ndarray]:
+    """:func:`simulate` to the end; outputs shaped (policy, seed, T)."""
+    last = None
+    for last in simulate(s, device):
+        pass
+    assert last is not None
+    return last.outputs
+
+
+def run_on_stream(policy: str, X: Any, xi_r: Any, xi_c: Any, theta: Any, mu: Any, *, tau: float, delta: float,
+                  delta_prime: float, kappa_r: float, kappa_c: float, S: float, L: float, lam: float = 1.0,
+                  g: str = "linear", eps: float = 0.5, seed: int = 0, g_power: float = 2.0, g_ec50: float = 0.5,
+                  g_hill: float = 2.0, refresh_every: int = 1000, device: str | None = None) -> dict[str, np.ndarray]:
+    """Run one policy on an explicit stream and return length-T numpy arrays.
+
+    ``X`` (T×d) contexts, ``xi_r``/``xi_c`` (T) noises, ``theta``/``mu`` (d) the truth. Keys of the
+    result: ``alpha, reward, cost, est_upper, true_upper, regret`` (and ``violation``). Float64
+    inputs are computed in float64, anything else in float32. ε-Greedy's coins are drawn from
+    ``seed`` (uniform on [0,1)), so the same call gives the same run.
+    """
+    X = np.asarray(X)
+    if X.ndim != 2:
+        raise SettingsError("X", "a T×d array", X.shape)
+    T, d = X.shape
+    precision = "float64" if X.dtype == np.float64 else "float32"
+    dtype = dev.dtype_of(precision)
+    s = DoseSettings(policies=(policy,), d=d, T=T, tau=tau, delta=delta, delta_prime=delta_prime, kappa_r=kappa_r,
+                     kappa_c=kappa_c, S=S, L=L, lam=lam, g=g, g_power=g_power, g_ec50=g_ec50, g_hill=g_hill, eps=eps,
+                     seeds=1, base_seed=0, precision=precision, refresh_every=refresh_every).validate()
+    for name, arr in (("xi_r", xi_r), ("xi_c", xi_c)):
+        if np.shape(arr) != (T,):
+            raise SettingsError(name, f"an array of length T = {T}", np.shape(arr))
+    for name, arr in (("theta", theta), ("mu", mu)):
+        if np.shape(arr) != (d,):
+            raise SettingsError(name, f"an array of length d = {d}", np.shape(arr))
+    u_eps = jax.random.uniform(jax.random.PRNGKey(seed), (T,), dtype)
+    stream = Stream(*(jnp.asarray(a, dtype) for a in (X, xi_r, xi_c, u_eps, theta, mu)))
+    p = jax.tree.map(lambda v: v[0], params_for(s, dtype))
+    model = make_model(d, g, refresh_every, precision, True)
+    out = runner.run(model, (p, stream), jax.random.PRNGKey(seed)[None], T, device=device)
+    res = {k: np.asarray(out[k][0]) for k in OUTPUT_KEYS}
+    res["violation"] = res["cost"] > tau
+    return res
+
+
+def tidy_frame(s: DoseSettings, outputs: dict[str, np.ndarray]) -> pd.DataFrame:
+    """One row per (policy, seed, round): the outputs plus cumulative regret, violation and slack τ − C_t."""
+    frame = results.tidy({k: outputs[k] for k in OUTPUT_KEYS}, s.labels, base_seed=s.base_seed)
+    frame["violation"] = frame["cost"] > s.tau
+    frame["slack"] = s.tau - frame["cost"]
+    frame["cum_regret"] = frame.groupby(["policy", "seed"], observed=True)["regret"].cumsum()
+    return frame
+
+
+def summary(s: DoseSettings, outputs: dict[str, np.ndarray]) -> pd.DataFrame:
+    """Per policy: violation rate (with a 95 % interval over seeds), final cumulative regret mean/std."""
+    rows = []
+    for i, (name, label) in enumerate(zip(s.policies, s.labels)):
+        viol = outputs["cost"][i] > s.tau  # (S, t)
+        rate_per_seed = viol.mean(axis=1)
+        cum = outputs["regret"][i].sum(axis=1)
+        m, lo, hi = results.interval95(rate_per_seed)
+        rows.append({
+            "policy": name,
+            "label": label,
+            "rounds": int(viol.shape[1]),
+            "violation_rate": float(viol.mean()),
+            "violation_rate_lo": lo,
+            "violation_rate_hi": hi,
+            "violations": int(viol.sum()),
+            "cum_regret_mean": float(cum.mean()),
+            "cum_regret_std": float(cum.std(ddof=1)) if cum.size > 1 else 0.0,
+            "min_slack": float((s.tau - outputs["cost"][i]).min()),
+        })
+    return pd.DataFrame(rows)
