@@ -21,6 +21,7 @@ from .settings import SettingsError
 # command name -> module implementing it
 COMMANDS: dict[str, str] = {
     "dose": "safebandit_core.dose.cli",
+    "mv": "safebandit_core.conservative.mv_cli",
 }
 
 

@@ -36,14 +36,14 @@ def mean_band(frame: pd.DataFrame, value: str, label_col: str = "policy") -> pd.
     return out
 
 
-def interval95(values: np.ndarray) -> tuple[float, float, float]:
-    """Mean and a normal-approximation 95 % interval of the mean across runs."""
+def interval95(values: np.ndarray, lo: float = -np.inf, hi: float = np.inf) -> tuple[float, float, float]:
+    """Mean and a normal-approximation 95 % interval of the mean across runs, clipped to [lo, hi]."""
     values = np.asarray(values, dtype=float)
     m = float(values.mean())
     if values.size < 2:
         return m, m, m
     half = 1.96 * float(values.std(ddof=1)) / np.sqrt(values.size)
-    return m, m - half, m + half
+    return m, max(lo, m - half), min(hi, m + half)
 
 
 def decimate(frame: pd.DataFrame, max_points: int, t_col: str = "t") -> pd.DataFrame:

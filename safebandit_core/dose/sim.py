@@ -32,7 +32,7 @@ from . import curves
 from .env import Obs, Stream, Truth, clairvoyant, draw_round, draw_truth, feedback, pseudo_regret
 from .policies import LABELS, NAMES, DoseParams, first_dose, make_policy, policy_numbers
 
-OUTPUT_KEYS = ("alpha", "reward", "cost", "est_upper", "true_upper", "regret")
+OUTPUT_KEYS = ("alpha", "reward", "cost", "cost_mean", "est_upper", "true_upper", "regret")
 MAX_D = 4096
 MAX_T = 1_000_000
 MAX_SEEDS = 1000
@@ -143,6 +143,7 @@ def make_model(d: int, g: str, refresh_every: int, dtype_name: str, explicit: bo
             "alpha": alpha,
             "reward": r,
             "cost": c,
+            "cost_mean": curve.g(alpha, p.g1, p.g2) * (obs.x @ truth.mu),
             "est_upper": info["est_upper"],
             "true_upper": upper,
             "regret": pseudo_regret(curve, p, truth, obs.x, alpha, alpha_star),
@@ -226,13 +227,15 @@ def run(s: DoseSettings, device: str | None = None) -> dict[str, np.ndarray]:
 def run_on_stream(policy: str, X: Any, xi_r: Any, xi_c: Any, theta: Any, mu: Any, *, tau: float, delta: float,
                   delta_prime: float, kappa_r: float, kappa_c: float, S: float, L: float, lam: float = 1.0,
                   g: str = "linear", eps: float = 0.5, seed: int = 0, g_power: float = 2.0, g_ec50: float = 0.5,
-                  g_hill: float = 2.0, refresh_every: int = 1000, device: str | None = None) -> dict[str, np.ndarray]:
+                  g_hill: float = 2.0, refresh_every: int = 1000, u_eps: Any = None,
+                  device: str | None = None) -> dict[str, np.ndarray]:
     """Run one policy on an explicit stream and return length-T numpy arrays.
 
     ``X`` (T×d) contexts, ``xi_r``/``xi_c`` (T) noises, ``theta``/``mu`` (d) the truth. Keys of the
     result: ``alpha, reward, cost, est_upper, true_upper, regret`` (and ``violation``). Float64
-    inputs are computed in float64, anything else in float32. ε-Greedy's coins are drawn from
-    ``seed`` (uniform on [0,1)), so the same call gives the same run.
+    inputs are computed in float64, anything else in float32. ε-Greedy explores at round t ≥ 2
+    when ``u_eps[t] < eps``; without ``u_eps`` the coins are drawn from ``seed`` (uniform on
+    [0,1)), so the same call gives the same run.
     """
     X = np.asarray(X)
     if X.ndim != 2:
@@ -249,7 +252,10 @@ def run_on_stream(policy: str, X: Any, xi_r: Any, xi_c: Any, theta: Any, mu: Any
     for name, arr in (("theta", theta), ("mu", mu)):
         if np.shape(arr) != (d,):
             raise SettingsError(name, f"an array of length d = {d}", np.shape(arr))
-    u_eps = jax.random.uniform(jax.random.PRNGKey(seed), (T,), dtype)
+    if u_eps is None:
+        u_eps = jax.random.uniform(jax.random.PRNGKey(seed), (T,), dtype)
+    elif np.shape(u_eps) != (T,):
+        raise SettingsError("u_eps", f"an array of length T = {T}", np.shape(u_eps))
     stream = Stream(*(jnp.asarray(a, dtype) for a in (X, xi_r, xi_c, u_eps, theta, mu)))
     p = jax.tree.map(lambda v: v[0], params_for(s, dtype))
     model = make_model(d, g, refresh_every, precision, True)
@@ -275,7 +281,7 @@ def summary(s: DoseSettings, outputs: dict[str, np.ndarray]) -> pd.DataFrame:
         viol = outputs["cost"][i] > s.tau  # (S, t)
         rate_per_seed = viol.mean(axis=1)
         cum = outputs["regret"][i].sum(axis=1)
-        m, lo, hi = results.interval95(rate_per_seed)
+        m, lo, hi = results.interval95(rate_per_seed, 0.0, 1.0)
         rows.append({
             "policy": name,
             "label": label,

@@ -1,0 +1,166 @@
+"""Shared figure helpers: one look for every page, one colour per policy, light figures.
+
+Figures stay light for the browser: line charts are decimated to a few hundred rounds
+(:func:`for_plotting`, built on :func:`safebandit_core.results.decimate`), and distributions are
+binned here rather than shipped as raw samples.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Sequence
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from .. import results
+
+# Okabe–Ito, a palette that colour-blind readers can tell apart.
+PALETTE: tuple[str, ...] = ("#0072B2", "#D55E00", "#009E73", "#E69F00", "#56B4E9", "#CC79A7", "#000000", "#F0E442")
+
+# Fixed colours for policies that appear on several pages, so a policy keeps its colour everywhere.
+KNOWN_COLORS: dict[str, str] = {
+    "HPC-UCB": "#0072B2",
+    "On-Expectation": "#D55E00",
+    "ε-Greedy": "#009E73",
+}
+
+TRUTH_COLOR = "#555555"
+LIMIT_COLOR = "#B22222"
+FONT = "Inter, 'Source Sans Pro', 'Helvetica Neue', Arial, sans-serif"
+MAX_POINTS = 600
+
+
+def labels_of(frame: pd.DataFrame, label_col: str = "policy") -> list[str]:
+    """The labels of a frame in their display order (category order when categorical)."""
+    col = frame[label_col]
+    if isinstance(col.dtype, pd.CategoricalDtype):
+        present = set(col.unique())
+        return [str(c) for c in col.cat.categories if c in present]
+    return [str(v) for v in dict.fromkeys(col.tolist())]
+
+
+def policy_colors(labels: Iterable[str]) -> dict[str, str]:
+    """One colour per label: known policies keep theirs, the others take unused palette colours in order."""
+    labels = list(labels)
+    taken = {KNOWN_COLORS[lab] for lab in labels if lab in KNOWN_COLORS}
+    free = [c for c in PALETTE if c not in taken] or list(PALETTE)
+    out: dict[str, str] = {}
+    i = 0
+    for lab in labels:
+        if lab in KNOWN_COLORS:
+            out[lab] = KNOWN_COLORS[lab]
+        else:
+            out[lab] = free[i % len(free)]
+            i += 1
+    return out
+
+
+def rgba(color: str, alpha: float) -> str:
+    """``#rrggbb`` as an ``rgba(...)`` string with opacity ``alpha``."""
+    h = color.lstrip("#")
+    r, g, b = (int(h[k:k + 2], 16) for k in (0, 2, 4))
+    return f"rgba({r},{g},{b},{alpha:g})"
+
+
+def style(fig: go.Figure, title: str, x_title: str = "", y_title: str = "", height: int = 340) -> go.Figure:
+    """The common look: white template, compact margins, legend on top, unified hover."""
+    fig.update_layout(
+        template="plotly_white",
+        title={"text": title, "x": 0.0, "xanchor": "left", "font": {"size": 15}},
+        font={"family": FONT, "size": 12},
+        height=height,
+        margin={"l": 56, "r": 16, "t": 56, "b": 44},
+        legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "xanchor": "right", "x": 1.0, "title": None},
+        hovermode="x unified",
+    )
+    if x_title:
+        fig.update_xaxes(title_text=x_title)
+    if y_title:
+        fig.update_yaxes(title_text=y_title)
+    return fig
+
+
+def empty_figure(message: str, height: int = 240) -> go.Figure:
+    """A blank figure carrying one centred message (for 'nothing to show yet')."""
+    fig = go.Figure()
+    fig.add_annotation(text=message, showarrow=False, x=0.5, y=0.5, xref="paper", yref="paper",
+                       font={"size": 14, "color": TRUTH_COLOR})
+    fig.update_xaxes(visible=False)
+    fig.update_yaxes(visible=False)
+    return style(fig, "", height=height)
+
+
+def for_plotting(frame: pd.DataFrame, max_points: int = MAX_POINTS, t_col: str = "t") -> pd.DataFrame:
+    """Keep at most about ``max_points`` evenly spaced rounds so the browser stays responsive."""
+    return results.decimate(frame, max_points, t_col=t_col)
+
+
+def first_seed(frame: pd.DataFrame, seed: int | None = None) -> tuple[pd.DataFrame, int]:
+    """The rows of one seed (the smallest when ``seed`` is None) and that seed."""
+    chosen = int(frame["seed"].min()) if seed is None else int(seed)
+    return frame[frame["seed"] == chosen], chosen
+
+
+def mean_band_figure(
+    frame: pd.DataFrame,
+    value: str,
+    *,
+    title: str,
+    y_title: str,
+    x_title: str = "round t",
+    band: str = "std",
+    label_col: str = "policy",
+    max_points: int = MAX_POINTS,
+    colors: dict[str, str] | None = None,
+    height: int = 340,
+) -> go.Figure:
+    """Mean of ``value`` across seeds per label and round, with a band: ±1 std (``std``), min–max, or none."""
+    if band not in ("std", "minmax", "none"):
+        raise ValueError(f"band must be 'std', 'minmax' or 'none' (got {band!r})")
+    labels = labels_of(frame, label_col)
+    colors = colors or policy_colors(labels)
+    agg = results.mean_band(for_plotting(frame, max_points), value, label_col=label_col)
+    fig = go.Figure()
+    for lab in labels:
+        part = agg[agg[label_col] == lab]
+        t = part["t"].to_numpy()
+        mean = part["mean"].to_numpy()
+        color = colors[lab]
+        if band != "none" and len(part):
+            lo, hi = ((mean - part["std"].to_numpy(), mean + part["std"].to_numpy()) if band == "std"
+                      else (part["min"].to_numpy(), part["max"].to_numpy()))
+            fig.add_trace(go.Scatter(x=t, y=hi, mode="lines", line={"width": 0}, hoverinfo="skip",
+                                     showlegend=False, legendgroup=lab, name=f"{lab} upper"))
+            fig.add_trace(go.Scatter(x=t, y=lo, mode="lines", line={"width": 0}, fill="tonexty",
+                                     fillcolor=rgba(color, 0.18), hoverinfo="skip", showlegend=False,
+                                     legendgroup=lab, name=f"{lab} lower"))
+        fig.add_trace(go.Scatter(x=t, y=mean, mode="lines", line={"color": color, "width": 2}, name=lab,
+                                 legendgroup=lab, hovertemplate="%{y:.4g}"))
+    return style(fig, title, x_title, y_title, height)
+
+
+def histogram_traces(
+    values: dict[str, np.ndarray], colors: dict[str, str], bins: int = 60, value_range: Sequence[float] | None = None
+) -> list[go.Scatter]:
+    """Binned distributions on shared bins, as step lines of the fraction per bin (light to ship)."""
+    finite = [v[np.isfinite(v)] for v in values.values() if np.size(v)]
+    if not finite:
+        return []
+    allv = np.concatenate(finite)
+    lo, hi = (float(allv.min()), float(allv.max())) if value_range is None else map(float, value_range)
+    if hi <= lo:
+        lo, hi = lo - 0.5, hi + 0.5
+    edges = np.linspace(lo, hi, bins + 1)
+    traces = []
+    for lab, v in values.items():
+        v = np.asarray(v, dtype=float)
+        v = v[np.isfinite(v)]
+        counts, _ = np.histogram(np.clip(v, lo, hi), bins=edges)
+        frac = counts / max(v.size, 1)
+        x = np.concatenate([edges[:1], np.repeat(edges[1:-1], 2), edges[-1:]])
+        y = np.repeat(frac, 2)
+        traces.append(go.Scatter(x=x, y=y, mode="lines", name=lab, line={"color": colors[lab], "width": 1.5},
+                                 fill="tozeroy", fillcolor=rgba(colors[lab], 0.15), legendgroup=lab,
+                                 hovertemplate="%{x:.3g}: %{y:.2%}"))
+    return traces

@@ -1,0 +1,332 @@
+"""MV-CUCB and MV-UCB (seed 001 §4): exact agreement with an independent NumPy implementation,
+the sample-path constraint under ρ > 2/(α μ₀), the incremental path statistics, the batched
+simulation and sweeps, and the ``mv`` command line."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import subprocess
+import sys
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
+
+from safebandit_core import cli, runner
+from safebandit_core.conservative import run_on_stream
+from safebandit_core.conservative import mv_sim
+from safebandit_core.conservative.mv import assumption_ok, assumption_text, run_mv_on_stream
+from safebandit_core.settings import SettingsError, from_dict, to_dict
+
+T_EXACT = 300
+
+
+def reference(policy, table, alpha, mu0, rho, means, variances):
+    """MV-CUCB / MV-UCB and the eq. (4) regret, written plainly over rounds in float64.
+
+    Path statistics re-scan the path with np.mean/np.var; arm statistics use np.mean/np.var of
+    each arm's (sorted) rewards; the regret is eq. (4)'s double sum over every pair of arms.
+    """
+    T, K = table.shape
+    arm_rewards = [[] for _ in range(K)]
+    path = []
+    counts = np.zeros(K + 1)  # index 0: the default arm, then arms 0..K-1
+    mu_all = np.concatenate([[mu0], means])
+    mv_all = np.concatenate([[rho * mu0], rho * means - variances])
+    best = mv_all[1:].max()
+    m = 0
+    actions, slack, mv_path, cum = [], [], [], []
+    for t in range(1, T + 1):
+        if policy == "mvcucb":
+            prev = 0.0 if t == 1 else (t - 1) * (rho * np.mean(path) - np.var(path))
+            explore = prev - 2.0 >= (1.0 - alpha) * rho * mu0 * t
+        else:
+            explore = True
+        if explore:
+            m += 1
+            log_term = np.log(12.0 * K * m**3) if policy == "mvcucb" else np.log(float(T) ** 2)
+            index = np.full(K, np.inf)
+            for i in range(K):
+                if arm_rewards[i]:
+                    x = np.sort(np.asarray(arm_rewards[i]))
+                    index[i] = rho * x.mean() - x.var() + (5.0 + rho) * np.sqrt(log_term / (2.0 * len(x)))
+            a = int(np.argmax(index))
+            r = float(table[t - 1, a])
+            arm_rewards[a].append(r)
+        else:
+            a, r = -1, mu0
+        path.append(r)
+        counts[a + 1] += 1
+        mv = rho * np.mean(path) - np.var(path)
+        gaps = float(np.sum(counts * (best - mv_all)))
+        risk = 0.0
+        for x in range(K + 1):
+            for y in range(K + 1):
+                if y != x:
+                    risk += counts[x] * counts[y] * (mu_all[x] - mu_all[y]) ** 2
+        actions.append(a)
+        slack.append(t * mv - (1.0 - alpha) * rho * mu0 * t)
+        mv_path.append(mv)
+        cum.append(gaps + 2.0 / t * risk)
+    cum = np.asarray(cum)
+    return {"action": np.asarray(actions), "slack": np.asarray(slack), "mv_path": np.asarray(mv_path),
+            "cum_regret": cum, "regret": np.diff(cum, prepend=0.0), "path": np.asarray(path)}
+
+
+def random_case(seed: int, kind: str):
+    rng = np.random.default_rng(seed)
+    K = int(rng.integers(2, 7))
+    means = rng.uniform(0.1, 0.9, K)
+    if kind == "bernoulli":
+        table = (rng.random((T_EXACT, K)) < means).astype(np.float64)
+        variances = None
+    else:
+        table = rng.uniform(0.0, 1.0, (T_EXACT, K)) * means * 2 / (1 + means)
+        variances = rng.uniform(0.0, 0.25, K)
+    alpha = float(rng.uniform(0.05, 0.4))
+    mu0 = float(rng.uniform(0.3, 0.9))
+    rho = float(rng.uniform(1.0, 3.0) * 2.0 / (alpha * mu0)) if seed % 2 else float(rng.uniform(1.0, 20.0))
+    return table, dict(alpha=alpha, mu0=mu0, rho=rho, means=means, variances=variances)
+
+
+@pytest.mark.parametrize("policy", ["mvcucb", "mvucb"])
+@pytest.mark.parametrize("case", [(0, "bernoulli"), (1, "bernoulli"), (2, "uniform"), (3, "uniform"), (5, "bernoulli")])
+def test_exact_agreement_with_numpy(policy, case):
+    table, kw = random_case(*case)
+    got = run_on_stream("mv", policy, table, **kw)
+    variances = kw["variances"] if kw["variances"] is not None else kw["means"] * (1 - kw["means"])
+    want = reference(policy, table, kw["alpha"], kw["mu0"], kw["rho"], kw["means"], variances)
+    np.testing.assert_array_equal(got["action"], want["action"])
+    np.testing.assert_array_equal(got["default"], want["action"] == -1)
+    np.testing.assert_array_equal(got["reward"], want["path"])
+    for f in ("slack", "mv_path", "regret", "cum_regret"):
+        assert got[f].dtype == np.float64
+        np.testing.assert_allclose(got[f], want[f], rtol=1e-12, atol=1e-9, err_msg=f)
+    np.testing.assert_allclose(np.cumsum(got["regret"]), got["cum_regret"], rtol=1e-12, atol=1e-9)
+
+
+def test_incremental_path_statistics_match_direct_computation():
+    rng = np.random.default_rng(7)
+    means = np.linspace(0.8, 0.2, 6)
+    table = (rng.random((3000, 6)) < means).astype(np.float64)
+    alpha, mu0, rho = 0.1, 0.7, 40.0
+    for policy in ("mvcucb", "mvucb"):
+        got = run_mv_on_stream(policy, table, alpha=alpha, mu0=mu0, rho=rho, means=means)
+        path = got["reward"]
+        t = np.arange(1, len(path) + 1)
+        direct = np.array([rho * np.mean(path[:k]) - np.var(path[:k]) for k in t])
+        np.testing.assert_allclose(got["mv_path"], direct, rtol=0, atol=1e-9)
+        np.testing.assert_allclose(got["slack"], t * direct - (1 - alpha) * rho * mu0 * t, rtol=1e-12, atol=1e-8)
+        np.testing.assert_array_equal(path[got["default"]], mu0)
+        np.testing.assert_array_equal(path[~got["default"]], table[t[~got["default"]] - 1, got["action"][~got["default"]]])
+
+
+def test_round_one_default_and_mvucb_index_order():
+    table, kw = random_case(4, "bernoulli")
+    K = table.shape[1]
+    cucb = run_mv_on_stream("mvcucb", table, **kw)
+    assert cucb["action"][0] == -1 and cucb["default"][0] and cucb["reward"][0] == kw["mu0"]
+    ucb = run_mv_on_stream("mvucb", table, **kw)
+    np.testing.assert_array_equal(ucb["action"][:K], np.arange(K))
+    assert not ucb["default"].any()
+
+
+def test_float32_table_runs_in_float32():
+    table, kw = random_case(0, "bernoulli")
+    got = run_mv_on_stream("mvcucb", table.astype(np.float32), **kw)
+    assert got["slack"].dtype == np.float32
+
+
+def test_means_default_to_bernoulli_variance_and_column_statistics():
+    table, kw = random_case(1, "bernoulli")
+    a = run_mv_on_stream("mvucb", table, alpha=kw["alpha"], mu0=kw["mu0"], rho=kw["rho"], means=kw["means"])
+    b = run_mv_on_stream("mvucb", table, alpha=kw["alpha"], mu0=kw["mu0"], rho=kw["rho"], means=kw["means"],
+                         variances=kw["means"] * (1 - kw["means"]))
+    np.testing.assert_array_equal(a["cum_regret"], b["cum_regret"])
+    c = run_mv_on_stream("mvucb", table, alpha=kw["alpha"], mu0=kw["mu0"], rho=kw["rho"])
+    d = run_mv_on_stream("mvucb", table, alpha=kw["alpha"], mu0=kw["mu0"], rho=kw["rho"], means=table.mean(0),
+                         variances=table.var(0))
+    np.testing.assert_array_equal(c["cum_regret"], d["cum_regret"])
+
+
+@pytest.mark.parametrize("kwargs, field", [
+    (dict(policy="ucb"), "policy"),
+    (dict(alpha=1.0), "alpha"),
+    (dict(alpha=0.0), "alpha"),
+    (dict(mu0=0.0), "mu0"),
+    (dict(mu0=1.5), "mu0"),
+    (dict(rho=-1.0), "rho"),
+    (dict(rewards=np.full((5, 3), 1.5)), "rewards"),
+    (dict(rewards=np.zeros(5)), "rewards"),
+    (dict(means=[0.5, 0.5]), "means"),
+    (dict(variances=[0.1, 0.1, 0.1]), "variances"),
+])
+def test_invalid_arguments_name_the_argument(kwargs, field):
+    args = dict(policy="mvcucb", rewards=np.zeros((5, 3)), alpha=0.1, mu0=0.7, rho=30.0)
+    args.update(kwargs)
+    with pytest.raises(SettingsError) as err:
+        run_mv_on_stream(args.pop("policy"), args.pop("rewards"), **args)
+    assert err.value.field == field
+
+
+def test_assumption():
+    assert assumption_ok(0.1, 0.7, 30.0) and not assumption_ok(0.05, 0.7, 10.0)
+    assert "NOT guaranteed" in assumption_text(0.05, 0.7, 10.0) and "57.14" in assumption_text(0.05, 0.7, 10.0)
+    assert "guaranteed" in assumption_text(0.1, 0.7, 30.0)
+
+
+PROP_T, PROP_SEEDS = 300, 48
+
+
+@hsettings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(K=st.sampled_from([3, 24]), alpha=st.floats(0.04, 0.5), mu0=st.floats(0.1, 1.0),
+       margin=st.floats(1e-3, 3.0), base_seed=st.integers(0, 10_000))
+def test_slack_nonnegative_whenever_assumption_holds(K, alpha, mu0, margin, base_seed):
+    rho = 2.0 / (alpha * mu0) * (1.0 + margin)
+    s = mv_sim.MVSettings(policies=("mvcucb",), K=K, alpha=alpha, mu0=mu0, rho=rho, T=PROP_T, seeds=PROP_SEEDS,
+                          base_seed=base_seed, precision="float64")
+    assert assumption_ok(alpha, mu0, rho)
+    out = mv_sim.run_all(s, device="cpu")
+    assert out["mvcucb/slack"].min() >= 0.0
+    assert out["mvcucb/default"][:, 0].all()
+
+
+def small_settings(**kw):
+    base = dict(K=6, alpha=0.1, mu0=0.7, rho=30.0, T=PROP_T, seeds=4, precision="float64")
+    base.update(kw)
+    return mv_sim.MVSettings(**base).validate()
+
+
+def test_simulation_streams_match_stream_runs_and_common_numbers():
+    s = small_settings(seeds=2)
+    out = mv_sim.run_all(s, device="cpu")
+    draw = mv_sim.make_model(s.policies, s.K).draw
+    params = mv_sim.sim_params(s, "cpu")
+    keys = runner.seed_keys(s.base_seed, s.seeds)
+    for seed in range(s.seeds):
+        table = np.asarray(jax.vmap(lambda t: draw(params, keys[seed], t))(jnp.arange(s.T)))
+        for policy in s.policies:
+            ref = run_mv_on_stream(policy, table, alpha=s.alpha, mu0=s.mu0, rho=s.rho, means=mv_sim.arm_means(s.K))
+            np.testing.assert_array_equal(out[f"{policy}/action"][seed], ref["action"])
+            for f in ("slack", "cum_regret"):
+                np.testing.assert_allclose(out[f"{policy}/{f}"][seed], ref[f], rtol=1e-12, atol=1e-9)
+
+
+def test_chunks_and_grid_sweep_agree_with_single_runs():
+    s = small_settings()
+    full = mv_sim.run_all(s, device="cpu")
+    chunks = list(mv_sim.simulate(s, device="cpu", chunk=PROP_T // 2))
+    assert [c.t_done for c in chunks] == [PROP_T // 2, PROP_T] and chunks[-1].done
+    np.testing.assert_array_equal(chunks[0].outputs["mvcucb/action"], full["mvcucb/action"][:, : PROP_T // 2])
+    for k, v in full.items():
+        np.testing.assert_array_equal(chunks[-1].outputs[k], v)
+    pairs = [(0.1, 30.0), (0.2, 60.0)]
+    grid = runner.run(mv_sim.make_model(s.policies, s.K), mv_sim.grid_params(s, pairs, "cpu"),
+                      runner.seed_keys(s.base_seed, s.seeds), s.T, grid=True, device="cpu")
+    other = mv_sim.run_all(dataclasses.replace(s, alpha=0.2, rho=60.0), device="cpu")
+    for k in full:
+        assert grid[k].shape == (2, s.seeds, s.T)
+        np.testing.assert_array_equal(grid[k][0], full[k])
+        np.testing.assert_array_equal(grid[k][1], other[k])
+
+
+def test_frames_summary_and_arm_table():
+    s = small_settings()
+    out = mv_sim.run_all(s, device="cpu")
+    frame = mv_sim.tidy_frame(s, out)
+    assert list(frame.columns) == ["policy", "seed", "t", "action", "default", "reward", "slack", "mv_path",
+                                   "regret", "cum_regret", "default_pulls", "baseline"]
+    assert len(frame) == len(s.policies) * s.seeds * s.T
+    last = frame[frame.t == s.T]
+    np.testing.assert_allclose(last.baseline, (1 - s.alpha) * s.rho * s.mu0 * s.T)
+    summ = mv_sim.summary(s, out).set_index("policy")
+    for policy in s.policies:
+        rows = last[last.policy == policy]
+        assert summ.loc[policy, "regret_mean"] == pytest.approx(rows.cum_regret.mean())
+        assert summ.loc[policy, "default_pulls_mean"] == pytest.approx(rows.default_pulls.mean())
+        assert summ.loc[policy, "min_slack"] == pytest.approx(frame[frame.policy == policy].slack.min())
+    assert summ.loc["mvcucb", "min_slack"] >= 0 and summ.loc["mvucb", "default_pulls_mean"] == 0
+    arms = mv_sim.arm_table(s, out)
+    assert len(arms) == s.K + 1 and arms.arm.iloc[0] == -1 and arms["variance"].iloc[0] == 0
+    np.testing.assert_allclose(arms["mean"].iloc[1:], np.linspace(0.8, 0.2, s.K))
+    np.testing.assert_allclose(arms.mv, s.rho * arms["mean"] - arms["variance"])
+    for policy in s.policies:
+        assert arms[f"pulls_{policy}"].sum() == pytest.approx(s.T)
+
+
+@pytest.mark.parametrize("change, field", [
+    (dict(K=0), "K"), (dict(alpha=1.2), "alpha"), (dict(mu0=2.0), "mu0"), (dict(rho=0.0), "rho"),
+    (dict(T=0), "T"), (dict(seeds=0), "seeds"), (dict(base_seed=-3), "base_seed"),
+    (dict(policies=("mvcucb", "x")), "policies"), (dict(policies=()), "policies"), (dict(precision="f16"), "precision"),
+])
+def test_settings_validation_names_field(change, field):
+    with pytest.raises(SettingsError) as err:
+        dataclasses.replace(mv_sim.MVSettings(), **change).validate()
+    assert err.value.field == field and field in str(err.value)
+
+
+def test_settings_round_trip():
+    s = mv_sim.MVSettings(K=7, rho=12.5)
+    assert from_dict(mv_sim.MVSettings, json.loads(json.dumps(to_dict(s)))) == s
+
+
+def run_cli(*args):
+    return subprocess.run([sys.executable, "-m", "safebandit_core", "mv", *args], capture_output=True, text=True,
+                          timeout=120)
+
+
+def test_cli_json_contract():
+    proc = run_cli("--policy", "mvcucb", "--K", "5", "--alpha", "0.1", "--mu0", "0.7", "--rho", "30", "--T", "200",
+                   "--seeds", "3", "--device", "cpu", "--json")
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert isinstance(data, dict)
+    for key in ("policy", "T", "seeds", "alpha", "mu0", "rho", "assumption_ok", "default_pulls_mean",
+                "regret_mean", "min_slack", "seconds", "device"):
+        assert key in data
+    assert data["policy"] == "mvcucb" and data["T"] == 200 and data["seeds"] == 3
+    assert data["assumption_ok"] is True and data["min_slack"] >= 0 and data["default_pulls_mean"] >= 1
+
+
+def test_cli_text_warns_when_assumption_fails(tmp_path):
+    out = tmp_path / "mv.csv"
+    proc = run_cli("--K", "5", "--alpha", "0.05", "--rho", "10", "--T", "100", "--seeds", "2", "--device", "cpu",
+                   "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert "NOT guaranteed" in proc.stdout and "2/(α·μ₀) = 57.14" in proc.stdout
+    assert len(out.read_text().splitlines()) == 1 + 2 * 100
+
+
+@pytest.mark.parametrize("argv, flag", [
+    (["--alpha", "1.5"], "--alpha"),
+    (["--K", "x"], "--K"),
+])
+def test_cli_bad_input_subprocess(argv, flag):
+    proc = run_cli(*argv)
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and flag in lines[0] and "Traceback" not in proc.stderr and proc.stdout == ""
+
+
+@pytest.mark.parametrize("argv, flag, allowed", [
+    (["--rho", "-1"], "--rho", "> 0"),
+    (["--mu0", "1.5"], "--mu0", "(0, 1]"),
+    (["--K", "0"], "--K", "[1, 1000]"),
+    (["--T", "0"], "--T", "[1, 10000000]"),
+    (["--seeds", "0"], "--seeds", "[1, 10000]"),
+    (["--base-seed", "-1"], "--base-seed", "[0,"),
+    (["--out", "x.txt"], "--out", ".csv"),
+    (["--policy", "ucb"], "--policy", "mvcucb"),
+])
+def test_cli_bad_input_in_process(argv, flag, allowed, capsys):
+    try:
+        rc = cli.main(["mv", *argv])
+    except SystemExit as exc:
+        rc = exc.code
+    captured = capsys.readouterr()
+    assert rc == 2 and captured.out == ""
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1 and flag in lines[0] and allowed in lines[0]
