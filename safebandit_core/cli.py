@@ -22,6 +22,7 @@ from .settings import SettingsError
 COMMANDS: dict[str, str] = {
     "dose": "safebandit_core.dose.cli",
     "mv": "safebandit_core.conservative.mv_cli",
+    "conservative": "safebandit_core.conservative.cli",
 }
 
 

@@ -12,11 +12,18 @@ import jax
 import jax.numpy as jnp
 
 
-def sherman_morrison(a_inv: jax.Array, x: jax.Array) -> jax.Array:
-    """(A + x xᵀ)⁻¹ from A⁻¹ (symmetric) and x; the result is re-symmetrised against drift."""
-    ax = a_inv @ x
-    new = a_inv - jnp.outer(ax, ax) / (1.0 + x @ ax)
-    return 0.5 * (new + new.T)
+def sherman_morrison(a_inv: jax.Array, x: jax.Array, ax: jax.Array | None = None) -> jax.Array:
+    """(A + x xᵀ)⁻¹ from a symmetric A⁻¹ and x; pass ``ax = A⁻¹x`` when it is already known.
+
+    x = 0 leaves A⁻¹ unchanged exactly, so a masked (zeroed) update is a no-op.
+    """
+    ax = a_inv @ x if ax is None else ax
+    scaled = ax / (1.0 + x @ ax)
+    # The outer product as a (d×2)(2×d) product with a zero column: a real GEMM whose inputs are
+    # materialised, so XLA cannot fuse the scalar work that produced x into every matrix entry.
+    left = jnp.stack([ax, jnp.zeros_like(ax)], axis=1)
+    right = jnp.stack([scaled, jnp.zeros_like(scaled)], axis=0)
+    return a_inv - left @ right
 
 
 def exact_inverse(a: jax.Array) -> jax.Array:

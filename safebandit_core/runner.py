@@ -5,7 +5,12 @@ A model is a :class:`Model`: three pure functions over explicit state (the gymna
 - ``init(params, key) -> carry``: the starting state of one run (policy state + environment);
 - ``draw(params, key, t) -> obs``: everything random about round ``t`` (0-based), drawn from
   ``fold_in(key, t)`` so a stream is fully determined by its key, whatever the chunking;
-- ``step(params, carry, obs) -> (carry, out)``: play one round; ``out`` is a dict of scalars.
+- ``step(params, carry, obs) -> (carry, out)``: play one round; ``out`` is a dict of scalars;
+- optionally ``refresh(params, carry, block_outs) -> carry`` with ``block``: applied after every
+  ``block`` rounds (rounds block, 2·block, ...) with that block's per-round outputs, e.g. an exact
+  re-inversion against rank-one drift. It runs between nested scans, never as a per-round branch
+  (a per-round ``lax.cond`` on a large carry makes XLA copy it every round). Outputs whose name
+  starts with ``_`` are internal: they reach ``refresh`` and are dropped from the results.
 
 ``params`` is a pytree of numeric settings (traced, so one compiled function sweeps them);
 what fixes array shapes (d, K, the policy, the dose curve) is closed over by the factory that
@@ -37,6 +42,8 @@ class Model:
     draw: Callable[[Params, jax.Array, jax.Array], Obs]
     step: Callable[[Params, Carry, Obs], tuple[Carry, dict[str, jax.Array]]]
     name: str = "model"
+    refresh: Callable[[Params, Carry, dict[str, jax.Array]], Carry] | None = None
+    block: int = 0
 
 
 @dataclasses.dataclass
@@ -62,28 +69,71 @@ def _one_run_init(model: Model, params: Params, key: jax.Array) -> Carry:
 
 def _one_run_advance(model: Model, params: Params, key: jax.Array, carry: Carry, t0: jax.Array, n: int):
     ts = t0 + jnp.arange(n)
+    obs = jax.vmap(model.draw, in_axes=(None, None, 0))(params, key, ts)  # the chunk's draws, vectorised
+    step = lambda c, o: model.step(params, c, o)
+    if not model.block or model.refresh is None or n < model.block:
+        return _public(jax.lax.scan(step, carry, obs))
+    nb, rem = divmod(n, model.block)  # chunks start at multiples of block (see run_chunks)
+    head = jax.tree.map(lambda v: v[: nb * model.block].reshape(nb, model.block, *v.shape[1:]), obs)
 
-    def body(c, t):
-        obs = model.draw(params, key, t)
-        return model.step(params, c, obs)
+    def block(c, o):
+        c, out = jax.lax.scan(step, c, o)
+        return model.refresh(params, c, out), _strip(out)
 
-    return jax.lax.scan(body, carry, ts)
+    carry, outs = jax.lax.scan(block, carry, head)
+    outs = jax.tree.map(lambda v: v.reshape(nb * model.block, *v.shape[2:]), outs)
+    if rem:
+        tail = jax.tree.map(lambda v: v[nb * model.block:], obs)
+        carry, more = _public(jax.lax.scan(step, carry, tail))
+        outs = jax.tree.map(lambda a, b: jnp.concatenate([a, b]), outs, more)
+    return carry, outs
+
+
+def _strip(outs: dict[str, jax.Array]) -> dict[str, jax.Array]:
+    return {k: v for k, v in outs.items() if not k.startswith("_")}
+
+
+def _public(result: tuple[Carry, dict[str, jax.Array]]) -> tuple[Carry, dict[str, jax.Array]]:
+    return result[0], _strip(result[1])
 
 
 @functools.partial(jax.jit, static_argnums=(0, 3))
-def _init_batched(model: Model, params: Params, keys: jax.Array, grid: bool) -> Carry:
+def _init_batched(model: Model, params: Params, keys: jax.Array, grid: Any) -> Carry:
     f = jax.vmap(functools.partial(_one_run_init, model), in_axes=(None, 0))
-    if grid:
-        f = jax.vmap(f, in_axes=(0, None))
+    if grid is not False:
+        f = jax.vmap(f, in_axes=(_axes(grid), None))
     return f(params, keys)
 
 
 @functools.partial(jax.jit, static_argnums=(0, 5, 6), donate_argnums=(3,))
-def _advance_batched(model: Model, params: Params, keys: jax.Array, carry: Carry, t0: jax.Array, n: int, grid: bool):
+def _advance_batched(model: Model, params: Params, keys: jax.Array, carry: Carry, t0: jax.Array, n: int, grid: Any):
     f = jax.vmap(functools.partial(_one_run_advance, model, n=n), in_axes=(None, 0, 0, None))
-    if grid:
-        f = jax.vmap(f, in_axes=(0, None, 0, None))
+    if grid is not False:
+        f = jax.vmap(f, in_axes=(_axes(grid), None, 0, None))
     return f(params, keys, carry, t0)
+
+
+def _axes(grid: Any) -> Any:
+    """``grid=True`` batches every params leaf on axis 0; a tuple prefix like ``(0, None)`` batches
+    only some parts (e.g. settings rows) and shares the rest (e.g. a large context table)."""
+    return 0 if grid is True else grid
+
+
+CHUNK_BYTES = 256 * 2**20
+
+
+def auto_chunk(model: Model, params: Params, keys: jax.Array, grid: Any) -> int:
+    """The largest chunk whose pre-drawn randomness stays under ``CHUNK_BYTES``."""
+    if grid is False:
+        p1, rows = params, 1
+    else:
+        first = lambda a, sub: sub if a is None else jax.tree.map(lambda v: v[0], sub)
+        p1 = jax.tree.map(first, _axes(grid), params, is_leaf=lambda x: x is None)
+        rows = jax.tree.leaves(params)[0].shape[0]
+    shape = jax.eval_shape(model.draw, p1, keys[0], jnp.asarray(0))
+    per_round = sum(x.size * x.dtype.itemsize for x in jax.tree.leaves(shape))
+    runs = keys.shape[0] * rows
+    return max(1, CHUNK_BYTES // max(1, per_round * runs))
 
 
 def seed_keys(base_seed: int, n_seeds: int) -> jax.Array:
@@ -100,16 +150,24 @@ def run_chunks(
     keys: jax.Array,
     T: int,
     chunk: int | None = None,
-    grid: bool = False,
+    grid: Any = False,
     device: str | None = None,
 ) -> Iterator[Chunk]:
     """Run ``T`` rounds for every key (and every settings row when ``grid``), yielding partial results.
 
-    Outputs have shape ``(S, t)`` or, with ``grid`` (params batched on axis 0), ``(G, S, t)``.
-    Chunks are all of size ``chunk`` except possibly the last (one extra compilation at most).
+    Outputs have shape ``(S, t)`` or, with ``grid`` (params batched on axis 0, or as the in_axes
+    prefix ``grid`` gives), ``(G, S, t)``.
+    Chunks are all of size ``chunk`` except possibly the last (one extra compilation at most);
+    without ``chunk``, the largest one whose draws fit in ``CHUNK_BYTES``. For a model with a
+    ``block``, chunks are rounded down to a multiple of it (at least one block), so results do
+    not depend on the chunking.
     """
-    chunk = T if chunk is None else max(1, min(chunk, T))
     with _device.on_device(device) as dev:
+        if chunk is None:
+            chunk = auto_chunk(model, params, keys, grid)
+        chunk = max(1, min(chunk, T))
+        if model.block and chunk < T:
+            chunk = max(model.block, chunk - chunk % model.block)
         params = jax.device_put(params, dev)
         keys = jax.device_put(keys, dev)
         carry = _init_batched(model, params, keys, grid)
@@ -130,7 +188,7 @@ def run(
     keys: jax.Array,
     T: int,
     chunk: int | None = None,
-    grid: bool = False,
+    grid: Any = False,
     device: str | None = None,
 ) -> dict[str, np.ndarray]:
     """Run to the end and return the full outputs (see :func:`run_chunks`)."""

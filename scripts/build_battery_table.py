@@ -41,7 +41,7 @@ def main(argv: list[str] | None = None) -> int:
     steps["date"] = steps["date"].dt.strftime("%Y-%m-%d %H:%M:%S")
     text = steps.to_csv(index=False, lineterminator="\n")
     out = Path(args.out)
-    with gzip.GzipFile(out, "wb", compresslevel=9, mtime=0) as handle:
+    with out.open("wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw, compresslevel=9, mtime=0) as handle:
         handle.write(text.encode())
     print(f"{len(steps)} steps -> {out} ({out.stat().st_size / 1024:.0f} KiB)")
     return 0

@@ -16,7 +16,8 @@ ALGORITHMS.md §2.1, ``β_m = sqrt(d · log(2 m² (1 + m L²/λ))) + sqrt(λ)·S
 
 from __future__ import annotations
 
-from typing import Callable, NamedTuple
+from collections.abc import Callable
+from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp

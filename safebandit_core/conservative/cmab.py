@@ -11,7 +11,8 @@ specialization); CLUCB on CMAB runs on it.
 
 from __future__ import annotations
 
-from typing import Callable, NamedTuple
+from collections.abc import Callable
+from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp

@@ -26,7 +26,8 @@ The reported slack is the difference of the same two sums, hence ≥ 0 exactly w
 
 from __future__ import annotations
 
-from typing import Any, Callable, NamedTuple
+from collections.abc import Callable
+from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp

@@ -166,7 +166,8 @@ def policy_step(policy: str, params: MVParams, state: MVState, outcomes: jax.Arr
     mix_m2 = state.mix_m2 + risk
 
     new = MVState(t=t, m=state.m + explore.astype(jnp.int32), counts=state.counts + hit.astype(jnp.int32),
-                  sums=state.sums + jnp.where(hit, reward, 0.0), sumsqs=state.sumsqs + jnp.where(hit, reward * reward, 0.0),
+                  sums=state.sums + jnp.where(hit, reward, 0.0),
+                  sumsqs=state.sumsqs + jnp.where(hit, reward * reward, 0.0),
                   path_sum=path_sum, path_sumsq=path_sumsq, gap_sum=gap_sum, mix_mean=mix_mean, mix_m2=mix_m2)
     out = {
         "action": jnp.where(explore, arm, -1),
@@ -191,7 +192,7 @@ def draw_bernoulli(params: MVParams, key: jax.Array, t: jax.Array) -> jax.Array:
     return (u < params.means).astype(params.means.dtype)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def make_model(policies: tuple[str, ...], K: int, source: str = "bernoulli") -> Model:
     """The runner's model: every policy in ``policies`` plays the same stream, in one scan.
 
@@ -208,7 +209,7 @@ def make_model(policies: tuple[str, ...], K: int, source: str = "bernoulli") -> 
 
     def step(params: MVParams, carry: tuple[MVState, ...], obs: jax.Array):
         states, outs = [], {}
-        for policy, state in zip(policies, carry):
+        for policy, state in zip(policies, carry, strict=True):
             state, out = policy_step(policy, params, state, obs)
             states.append(state)
             outs.update({f"{policy}/{k}": v for k, v in out.items()})

@@ -29,7 +29,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--policy", choices=POLICIES, default=POLICIES[0], help="policy to run (default %(default)s)")
     parser.add_argument("--K", type=int, default=d.K, help="number of regular arms, 1..1000 (default %(default)s)")
     parser.add_argument("--alpha", type=float, default=d.alpha, help="tolerance α in (0, 1) (default %(default)s)")
-    parser.add_argument("--mu0", type=float, default=d.mu0, help="default arm's reward μ₀ in (0, 1] (default %(default)s)")
+    parser.add_argument("--mu0", type=float, default=d.mu0,
+                        help="default arm's reward μ₀ in (0, 1] (default %(default)s)")
     parser.add_argument("--rho", type=float, default=d.rho, help="weight ρ > 0 in MV = ρμ − σ² (default %(default)s)")
     parser.add_argument("--T", type=int, default=d.T, help="rounds per run (default %(default)s)")
     parser.add_argument("--seeds", type=int, default=d.seeds, help="independent runs (default %(default)s)")

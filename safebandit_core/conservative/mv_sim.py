@@ -13,7 +13,8 @@ recompiling.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, ClassVar, Iterator, Sequence
+from collections.abc import Iterator, Sequence
+from typing import Any, ClassVar
 
 import jax
 import jax.numpy as jnp
@@ -22,7 +23,7 @@ import pandas as pd
 
 from .. import device as _device
 from ..runner import Chunk, run_chunks, seed_keys
-from ..settings import (SettingsError, check_choice, check_int_range, check_open_unit, check_positive)
+from ..settings import SettingsError, check_choice, check_int_range, check_open_unit, check_positive
 from .mv import OUTPUT_FIELDS, POLICIES, MVParams, assumption_ok, make_model, make_params
 
 MAX_K = 1000
@@ -51,7 +52,7 @@ class MVSettings:
     base_seed: int = 0
     precision: str | None = None
 
-    def validate(self) -> "MVSettings":
+    def validate(self) -> MVSettings:
         """Raise :class:`SettingsError` naming the first field out of its allowed range."""
         if not (isinstance(self.policies, tuple) and self.policies
                 and len(set(self.policies)) == len(self.policies)):
@@ -130,8 +131,8 @@ def simulate(settings: MVSettings, device: str | None = None, chunk: int | None 
 def run_all(settings: MVSettings, device: str | None = None) -> dict[str, np.ndarray]:
     """Run :func:`simulate` to the end and return its outputs."""
     last = None
-    for last in simulate(settings, device=device):
-        pass
+    for chunk in simulate(settings, device=device):
+        last = chunk
     assert last is not None
     return last.outputs
 

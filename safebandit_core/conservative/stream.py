@@ -92,7 +92,7 @@ def conservative_policy(problem: str, policy: str, K: int, d: int | None = None,
     return table[policy]()
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def make_model(problem: str, policy: str, K: int, d: int | None = None, m: int = 1,
                source: str = "bernoulli") -> runner.Model:
     """The runner model of one policy (cached, so each shape compiles once per process).
@@ -155,8 +155,8 @@ def _float_array(name: str, value: Any, shape: tuple[int | None, ...], allowed: 
         a = np.asarray(value, dtype=np.float64)
     except (TypeError, ValueError):
         raise SettingsError(name, allowed) from None
-    ok = a.ndim == len(shape) and all(s is None or s == n for s, n in zip(shape, a.shape)) and np.isfinite(a).all()
-    if not ok:
+    ok = a.ndim == len(shape) and all(s is None or s == n for s, n in zip(shape, a.shape, strict=True))
+    if not (ok and np.isfinite(a).all()):
         raise SettingsError(name, allowed, f"array of shape {a.shape}")
     return a
 

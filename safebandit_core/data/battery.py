@@ -10,6 +10,7 @@ walks the steps, so even files with 10^5 steps never become one giant per-sample
 
 from __future__ import annotations
 
+import io
 import os
 from collections.abc import Iterable
 from importlib import resources
@@ -65,7 +66,8 @@ def load_steps(path_or_fileobj: Source) -> pd.DataFrame:
 
     ``step`` is the 0-based position in ``data.step``; ``time_start`` is the first sample's
     ``time`` (s since the experiment began); ``duration`` is the last sample's ``relativeTime``
-    (s since the step began); ``voltage_start``/``voltage_end`` are the first and last samples.
+    (s since the step began); ``voltage_start``/``voltage_end`` are the first and last samples;
+    ``date`` is the step's start (NaT if it does not read as ``dd-Mon-yyyy HH:MM:SS``).
     Raises :class:`BatteryDataError` for malformed input.
     """
     steps = _read_step_array(path_or_fileobj)
@@ -75,17 +77,17 @@ def load_steps(path_or_fileobj: Source) -> pd.DataFrame:
     texts: dict[str, list[str]] = {name: [] for name in TEXT_FIELDS}
     for i in range(n):
         record = steps[i]
-        samples = _step_samples(record, i)
-        time, rel, voltage, current, temperature = (samples[f] for f in SAMPLE_FIELDS)
-        floats["time_start"][i] = time[0]
-        floats["duration"][i] = rel[-1]
-        floats["current_mean"][i] = current.mean()
-        floats["current_max"][i] = current.max()
-        floats["voltage_start"][i] = voltage[0]
-        floats["voltage_end"][i] = voltage[-1]
-        floats["temperature_mean"][i] = temperature.mean()
-        floats["temperature_max"][i] = temperature.max()
-        n_samples[i] = time.size
+        samples, sums = _step_samples(record, i)
+        size = samples["time"].size
+        floats["time_start"][i] = samples["time"][0]
+        floats["duration"][i] = samples["relativeTime"][-1]
+        floats["current_mean"][i] = sums["current"] / size
+        floats["current_max"][i] = samples["current"].max()
+        floats["voltage_start"][i] = samples["voltage"][0]
+        floats["voltage_end"][i] = samples["voltage"][-1]
+        floats["temperature_mean"][i] = sums["temperature"] / size
+        floats["temperature_max"][i] = samples["temperature"].max()
+        n_samples[i] = size
         for name in TEXT_FIELDS:
             texts[name].append(_text(record[name], i, name))
     frame = pd.DataFrame(
@@ -141,7 +143,7 @@ def raw_samples(path_or_fileobj: Source, step_indices: Iterable[int]) -> pd.Data
         raise BatteryDataError(f"step indices {bad} are out of range: the file has steps 0..{steps.shape[0] - 1}")
     parts = []
     for i in wanted:
-        samples = _step_samples(steps[i], i)
+        samples, _ = _step_samples(steps[i], i)
         parts.append(
             pd.DataFrame(
                 {
@@ -156,8 +158,7 @@ def raw_samples(path_or_fileobj: Source, step_indices: Iterable[int]) -> pd.Data
             )
         )
     if not parts:
-        columns = ["step", "comment", "time", "relative_time", "voltage", "current", "temperature"]
-        return pd.DataFrame({c: pd.Series(dtype="float64") for c in columns})
+        raise BatteryDataError("no step indices given: choose at least one step to show")
     return pd.concat(parts, ignore_index=True)
 
 
@@ -196,36 +197,42 @@ def _read_step_array(source: Source) -> np.ndarray:
 
 
 def _open(source: Source) -> Source:
-    """``source`` ready for ``loadmat`` (a path, or a stream rewound to its start); rejects empty input."""
+    """``source`` ready for ``loadmat`` (a path, or a seekable stream at its start); rejects empty input."""
     if isinstance(source, (str, os.PathLike)):
         if os.path.getsize(source) == 0:
             raise BatteryDataError(f"the file {os.fspath(source)!r} is empty")
         return source
-    if hasattr(source, "seek"):
-        source.seek(0)
-    if not source.read(1):
+    stream = source if source.seekable() else io.BytesIO(source.read())
+    stream.seek(0)
+    if not stream.read(1):
         raise BatteryDataError("the file is empty")
-    source.seek(0)
-    return source
+    stream.seek(0)
+    return stream
 
 
-def _step_samples(record: Any, i: int) -> dict[str, np.ndarray]:
-    """The sample vectors of step ``i`` as 1-D float64 arrays, checked for size and NaN."""
-    out: dict[str, np.ndarray] = {}
+def _step_samples(record: Any, i: int) -> tuple[dict[str, np.ndarray], dict[str, float]]:
+    """The sample vectors of step ``i`` as 1-D float64 arrays and their sums, checked for size and NaN."""
+    arrays: dict[str, np.ndarray] = {}
+    sums: dict[str, float] = {}
     for name in SAMPLE_FIELDS:
-        try:
-            values = np.atleast_1d(np.asarray(record[name], dtype=np.float64)).ravel()
-        except (TypeError, ValueError) as err:
-            raise BatteryDataError(f"step {i}: field '{name}' is not numeric") from err
+        values = record[name]
+        if not (isinstance(values, np.ndarray) and values.dtype == np.float64 and values.ndim == 1):
+            try:
+                values = np.atleast_1d(np.asarray(values, dtype=np.float64)).ravel()
+            except (TypeError, ValueError) as err:
+                raise BatteryDataError(f"step {i}: field '{name}' is not numeric") from err
         if values.size == 0:
             raise BatteryDataError(f"step {i}: required field '{name}' is empty")
-        if np.isnan(values).any():
+        total = float(values.sum())
+        if np.isnan(total) and np.isnan(values).any():
             raise BatteryDataError(f"step {i}: field '{name}' contains NaN")
-        out[name] = values
-    sizes = {name: v.size for name, v in out.items()}
-    if len(set(sizes.values())) != 1:
-        raise BatteryDataError(f"step {i}: sample vectors differ in length {sizes}")
-    return out
+        arrays[name] = values
+        sums[name] = total
+    size = arrays["time"].size
+    if any(v.size != size for v in arrays.values()):
+        lengths = {name: v.size for name, v in arrays.items()}
+        raise BatteryDataError(f"step {i}: sample vectors differ in length {lengths}")
+    return arrays, sums
 
 
 def _text(value: Any, i: int, name: str) -> str:

@@ -43,7 +43,7 @@ HASH_EMBEDDER = "hash"
 SENTENCE_EMBEDDER = "sentence-transformers"
 
 _WORD = re.compile(r"[^\W\d_]+|\d+")
-_TEXT_TOKEN = re.compile(r"-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|[^\W\d]\w*")
+_TEXT_TOKEN = re.compile(r"(?P<number>-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)|(?P<word>[^\W\d]\w*)")
 
 
 class EmbedderUnavailable(RuntimeError):
@@ -219,13 +219,18 @@ def _window(fragments: list[str], i: int, k: int) -> str:
 @functools.lru_cache(maxsize=1 << 16)
 def _bucket(key: str, dim: int, seed: int) -> tuple[int, float]:
     """Bucket and sign of a feature name: BLAKE2b, stable across processes and platforms."""
-    digest = hashlib.blake2b(key.encode(), digest_size=8, key=seed.to_bytes(8, "little")).digest()
+    digest = hashlib.blake2b(key.encode(), digest_size=8, key=(seed % 2**64).to_bytes(8, "little")).digest()
     word = int.from_bytes(digest, "little")
     return (word >> 1) % dim, 1.0 if word & 1 else -1.0
 
 
-def _squash(value: float) -> float:
-    return math.copysign(math.log1p(abs(value)), value)
+def _squash(value: float) -> float | None:
+    """``sign(v) * log(1 + |v|)``, or None for a value that is not a finite float."""
+    try:
+        number = float(value)
+    except OverflowError:
+        return None
+    return math.copysign(math.log1p(abs(number)), number) if math.isfinite(number) else None
 
 
 def _features(text: str) -> list[tuple[str, float]]:
@@ -240,6 +245,7 @@ def _features(text: str) -> list[tuple[str, float]]:
 
 
 def _walk(node: Any, path: str, out: list[tuple[str, float]]) -> None:
+    """Append the features of a parsed JSON ``node`` found at ``path`` to ``out``."""
     if isinstance(node, dict):
         for key, child in node.items():
             _walk(child, f"{path}.{key}" if path else str(key), out)
@@ -249,8 +255,9 @@ def _walk(node: Any, path: str, out: list[tuple[str, float]]) -> None:
     elif isinstance(node, bool) or node is None:
         out.append((f"{path}={json.dumps(node)}", 1.0))
     elif isinstance(node, (int, float)):
-        if math.isfinite(node):
-            out.append((path, float(node)))
+        squashed = _squash(node)
+        if squashed is not None:
+            out.append((path, squashed))
     else:
         for word in _WORD.findall(str(node).lower()):
             out.append((f"{path}={word}", 1.0))
@@ -258,18 +265,19 @@ def _walk(node: Any, path: str, out: list[tuple[str, float]]) -> None:
 
 
 def _text_features(text: str) -> list[tuple[str, float]]:
+    """Word counts, and each number keyed by the word before it and how often that word led one."""
     out: list[tuple[str, float]] = []
     last_word = ""
     seen: dict[str, int] = {}
-    for token in _TEXT_TOKEN.findall(text):
-        try:
-            number = float(token)
-        except ValueError:
-            last_word = token.lower()
+    for match in _TEXT_TOKEN.finditer(text):
+        word = match.group("word")
+        if word is not None:
+            last_word = word.lower()
             out.append((f"word={last_word}", 1.0))
             continue
         ordinal = seen.get(last_word, 0)
         seen[last_word] = ordinal + 1
-        if math.isfinite(number):
-            out.append((f"{last_word}#{ordinal}", _squash(number)))
+        squashed = _squash(float(match.group("number")))
+        if squashed is not None:
+            out.append((f"{last_word}#{ordinal}", squashed))
     return out

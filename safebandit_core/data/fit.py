@@ -81,6 +81,12 @@ class BatteryProblem:
     peak temperature and T_before the mean temperature of the step before, or
     (``"level"``) = (T_mean - temperature_min) / cost_scale. Scales are the largest value
     over all rounds (the range for ``"level"``), so rewards and costs lie in about [0, 1].
+    Why these: measured from the rest before, the drop includes the instant resistive drop
+    and is nearly proportional to I - current_min, i.e. to the dose, as the model wants; the
+    drop within the round misses it and turns negative at low currents (the cell relaxes
+    after the previous high current). Likewise the temperature level barely depends on the
+    round's current (thermal mass), so level / dose is mostly noise, while the rise is the
+    heating the round itself causes.
     ``theta``/``mu`` are the fits as they are (not rescaled, so tau keeps its meaning);
     ``norm_bound`` = max(|theta|, |mu|) is the S of Assumption 2.2, and ``kappa_r``/``kappa_c``
     are the residual RMS of the two fits (the sub-Gaussian constants of Assumption 2.1).
@@ -135,7 +141,9 @@ def build_battery_problem(
     the hash embedder; ``dim`` applies to it only). Because R = g(alpha)(<X, theta*> + xi)
     with g the identity, theta* is the ridge fit (``lam``) of reward / dose on X and mu* that
     of cost / dose, over the fit rounds with dose >= ``min_dose``: a near-zero dose would
-    divide the measurement noise by almost zero. ``replay_r2_*`` score the same targets on
+    divide the measurement noise by almost zero. The contexts span few directions with little
+    spread, so an almost unregularised fit needs large coefficients; the default ``lam``
+    trades a little R² for a norm bound an order of magnitude smaller. ``replay_r2_*`` score the same targets on
     the replay rounds with dose >= ``min_dose``. See :class:`BatteryProblem` for the scalings.
     """
     if not 0.0 < fit_fraction < 1.0:

@@ -12,8 +12,8 @@ Round t ≥ 2 (Appendix C closed forms):
   u = ⟨X_t, θ̂⟩ + β^r w,  v = ⟨X_t, μ̂⟩ + β^c w,  B = v + b,
   ẑ = 1 if B ≤ 0 else min(1, τ/B),  α̂max = g⁻¹(ẑ),  α = α̂max if u ≥ 0 else 0.
 Round 1: z₁ = min(1, τ/(b + S L)), α₁ = g⁻¹(z₁).
-Σ⁻¹ is kept by Sherman–Morrison rank-one updates, refreshed exactly from Σ every
-``refresh_every`` rounds (a round-index schedule, so the refresh is a real branch under vmap).
+Σ⁻¹ is kept by Sherman–Morrison rank-one updates; ``refresh`` recomputes it exactly from Σ
+(the runner calls it every ``refresh_every`` rounds, see :mod:`safebandit_core.runner`).
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ class HPState(NamedTuple):
     """Policy state: Σ and its inverse, the transformed-target sums, informative count."""
 
     a_inv: jax.Array  # (d, d) Σ_t⁻¹ kept by rank-one updates
-    gram: jax.Array  # (d, d) Σ_t = λI + Σ X Xᵀ over informative rounds
+    gram: jax.Array  # (d, d) Σ = λI + Σ X Xᵀ over the informative rounds up to the last refresh
     b_r: jax.Array  # (d,) Σ (R_s/g(α_s)) X_s
     b_c: jax.Array  # (d,) Σ (C_s/g(α_s)) X_s
     n_inf: jax.Array  # () int, informative rounds so far, N(t)
@@ -60,6 +60,8 @@ class Policy(NamedTuple):
     init: Callable[[DoseParams, int, jnp.dtype], HPState]
     act: Callable[..., tuple[jax.Array, dict[str, jax.Array]]]
     update: Callable[..., HPState]
+    masked_context: Callable[..., jax.Array]
+    refresh: Callable[[HPState, jax.Array], HPState]
 
 
 NAMES = ("hpucb", "on_expectation", "eps_greedy")
@@ -95,7 +97,7 @@ def first_dose(curve: Curve, p: DoseParams) -> jax.Array:
     return curve.g_inv(jnp.minimum(1.0, p.tau / (b + p.S * p.L)), p.g1, p.g2)
 
 
-def make_policy(curve: Curve, refresh_every: int = 1000) -> Policy:
+def make_policy(curve: Curve) -> Policy:
     """HPC-UCB / On-Expectation / ε-Greedy for a dose curve (which policy: the traced numbers)."""
 
     def init(p: DoseParams, d: int, dtype: jnp.dtype) -> HPState:
@@ -105,36 +107,44 @@ def make_policy(curve: Curve, refresh_every: int = 1000) -> Policy:
 
     def act(p: DoseParams, s: HPState, x: jax.Array, u_eps: jax.Array, t: jax.Array):
         d = x.shape[0]
-        theta_hat = s.a_inv @ s.b_r
-        mu_hat = s.a_inv @ s.b_c
-        w = linalg.weighted_norm(x, s.a_inv)
+        ax = s.a_inv @ x  # Σ⁻¹x: the one O(d²) product of the round, reused by the update
+        w = jnp.sqrt(jnp.maximum(x @ ax, 0.0))  # ‖x‖_{Σ⁻¹}
         rad = jnp.sqrt(d * jnp.log((1.0 + s.n_inf * p.L**2 / p.lam) / p.delta_prime))
         beta_r = p.kappa_r * rad + jnp.sqrt(p.lam) * p.S
         beta_c = p.kappa_c * rad + jnp.sqrt(p.lam) * p.S
-        u = x @ theta_hat + beta_r * w
-        v = x @ mu_hat + beta_c * w
+        u = ax @ s.b_r + beta_r * w  # ⟨x, θ̂⟩ + β^r w, with ⟨x, Σ⁻¹b⟩ = ⟨Σ⁻¹x, b⟩
+        v = ax @ s.b_c + beta_c * w
         est = upper_dose(curve, p, v + p.b_scale * margin(p))
         alpha1 = first_dose(curve, p)
         greedy = jnp.where(u >= 0, est, 0.0)
         explore = u_eps < p.eps
         alpha = jnp.where(t == 0, alpha1, jnp.where(explore, alpha1, greedy))
         est = jnp.where(t == 0, alpha1, est)
-        return alpha.astype(x.dtype), {"est_upper": est.astype(x.dtype)}
+        return alpha.astype(x.dtype), {"est_upper": est.astype(x.dtype), "ax": ax}
+
+    def masked_context(p: DoseParams, x: jax.Array, alpha: jax.Array) -> jax.Array:
+        """x on informative rounds (g(α) > 0), else 0: the rows that enter Σ."""
+        return x * (curve.g(alpha, p.g1, p.g2) > 0).astype(x.dtype)
 
     def update(p: DoseParams, s: HPState, x: jax.Array, alpha: jax.Array, r: jax.Array, c: jax.Array,
-               t: jax.Array) -> HPState:
+               t: jax.Array, info: dict[str, jax.Array]) -> HPState:
         gz = curve.g(alpha, p.g1, p.g2)
         informative = gz > 0
+        keep = informative.astype(x.dtype)
         safe_gz = jnp.where(informative, gz, 1.0)
-        gram = jnp.where(informative, s.gram + jnp.outer(x, x), s.gram)
-        a_inv = jnp.where(informative, linalg.sherman_morrison(s.a_inv, x), s.a_inv)
-        a_inv = jax.lax.cond((t + 1) % refresh_every == 0, linalg.exact_inverse, lambda g: a_inv, gram)
+        xm, axm = x * keep, info["ax"] * keep  # a zero vector makes the rank-one update an exact no-op
         return HPState(
-            a_inv=a_inv,
-            gram=gram,
-            b_r=jnp.where(informative, s.b_r + (r / safe_gz) * x, s.b_r),
-            b_c=jnp.where(informative, s.b_c + (c / safe_gz) * x, s.b_c),
+            a_inv=linalg.sherman_morrison(s.a_inv, xm, axm),
+            gram=s.gram,
+            b_r=s.b_r + (keep * r / safe_gz) * x,
+            b_c=s.b_c + (keep * c / safe_gz) * x,
             n_inf=s.n_inf + informative.astype(jnp.int32),
         )
 
-    return Policy(init=init, act=act, update=update)
+    def refresh(s: HPState, xs: jax.Array) -> HPState:
+        """Bring Σ up to date with a block's masked contexts ``xs`` (B×d, zero rows for
+        uninformative rounds) in one product, then invert it exactly."""
+        gram = s.gram + xs.T @ xs
+        return s._replace(gram=gram, a_inv=linalg.exact_inverse(gram))
+
+    return Policy(init=init, act=act, update=update, masked_context=masked_context, refresh=refresh)

@@ -63,7 +63,7 @@ class DoseSettings:
     seeds: int = 5
     base_seed: int = 0
     precision: str = "auto"
-    refresh_every: int = 1000
+    refresh_every: int = 500
 
     def validate(self) -> "DoseSettings":
         """Raise :class:`SettingsError` naming the first field out of range; return self."""
@@ -113,31 +113,46 @@ def params_for(s: DoseSettings, dtype: jnp.dtype, policies: tuple[str, ...] | No
     return jax.tree.map(lambda *xs: jnp.asarray(xs, dtype=dtype), *rows)
 
 
+SOURCES = ("synthetic", "stream", "contexts")
+
+
 @functools.lru_cache(maxsize=None)
-def make_model(d: int, g: str, refresh_every: int, dtype_name: str, explicit: bool) -> runner.Model:
-    """The compiled-once model for one shape: synthetic stream (from keys) or explicit stream."""
+def make_model(d: int, g: str, refresh_every: int, dtype_name: str, source: str) -> runner.Model:
+    """The compiled-once model for one shape and stream source.
+
+    ``source``: ``"synthetic"`` (everything drawn from the key; params are DoseParams),
+    ``"stream"`` (everything given: params are (DoseParams, Stream)), or ``"contexts"``
+    (contexts and truth given, noises and coins drawn from the key: params are
+    (DoseParams, Stream) with the Stream's noise fields unused — the battery replay).
+    """
+    if source not in SOURCES:
+        raise ValueError(f"source must be one of {', '.join(SOURCES)} (got {source!r})")
     curve = curves.get(g)
-    policy = make_policy(curve, refresh_every)
+    policy = make_policy(curve)
     dtype = dev.dtype_of(dtype_name)
+    given = source != "synthetic"
 
     def init(params: Any, key: jax.Array):
-        p = params[0] if explicit else params
-        truth = Truth(params[1].theta, params[1].mu) if explicit else draw_truth(key, d, dtype)
+        p = params[0] if given else params
+        truth = Truth(params[1].theta, params[1].mu) if given else draw_truth(key, d, dtype)
         return policy.init(p, d, dtype), truth
 
     def draw(params: Any, key: jax.Array, t: jax.Array):
-        if explicit:
+        if source == "stream":
             st: Stream = params[1]
             return Obs(st.X[t], st.xi_r[t], st.xi_c[t], st.u_eps[t]), t
+        if source == "contexts":
+            drawn = draw_round(params[0], key, t, 1, dtype)
+            return drawn._replace(x=params[1].X[t]), t
         return draw_round(params, key, t, d, dtype), t
 
     def step(params: Any, carry: Any, obs_t: Any):
-        p = params[0] if explicit else params
+        p = params[0] if given else params
         state, truth = carry
         obs, t = obs_t
         alpha, info = policy.act(p, state, obs.x, obs.u_eps, t)
         r, c = feedback(curve, p, truth, obs, alpha)
-        state = policy.update(p, state, obs.x, alpha, r, c, t)
+        state = policy.update(p, state, obs.x, alpha, r, c, t, info)
         upper, alpha_star = clairvoyant(curve, p, truth, obs.x)
         out = {
             "alpha": alpha,
@@ -147,10 +162,16 @@ def make_model(d: int, g: str, refresh_every: int, dtype_name: str, explicit: bo
             "est_upper": info["est_upper"],
             "true_upper": upper,
             "regret": pseudo_regret(curve, p, truth, obs.x, alpha, alpha_star),
+            "_x": policy.masked_context(p, obs.x, alpha),
         }
         return (state, truth), out
 
-    return runner.Model(init=init, draw=draw, step=step, name=f"dose-{g}-d{d}-{dtype_name}")
+    def refresh(params: Any, carry: Any, block_outs: dict[str, jax.Array]):
+        state, truth = carry
+        return policy.refresh(state, block_outs["_x"]), truth
+
+    return runner.Model(init=init, draw=draw, step=step, name=f"dose-{g}-d{d}-{dtype_name}", refresh=refresh,
+                        block=refresh_every)
 
 
 def memory_bytes(s: DoseSettings) -> int:
@@ -209,10 +230,32 @@ def simulate(s: DoseSettings, device: str | None = None, chunk: int | None = Non
     check_fits(s, device)
     precision = s.resolved_precision(device)
     dtype = dev.dtype_of(precision)
-    model = make_model(s.d, s.g, s.refresh_every, precision, False)
+    model = make_model(s.d, s.g, s.refresh_every, precision, "synthetic")
     params = params_for(s, dtype)
     keys = runner.seed_keys(s.base_seed, s.seeds)
     yield from runner.run_chunks(model, params, keys, s.T, chunk=chunk, grid=True, device=device)
+
+
+def simulate_on_contexts(s: DoseSettings, X: Any, theta: Any, mu: Any, device: str | None = None,
+                         chunk: int | None = None) -> Iterator[runner.Chunk]:
+    """Every policy × seed on GIVEN contexts and truth (T×d, d, d), with noises drawn per seed.
+
+    This is the replay of a fitted real-data model (the battery experiment): the contexts are the
+    data's, the rewards and costs come from θ, μ with Gaussian noise of std κ_r, κ_c.
+    """
+    s.validate()
+    X = np.asarray(X)
+    if X.shape != (s.T, s.d):
+        raise SettingsError("X", f"an array of shape (T, d) = ({s.T}, {s.d})", X.shape)
+    check_fits(s, device)
+    precision = s.resolved_precision(device)
+    dtype = dev.dtype_of(precision)
+    zeros = jnp.zeros((s.T,), dtype)
+    stream = Stream(jnp.asarray(X, dtype), zeros, zeros, zeros, jnp.asarray(theta, dtype), jnp.asarray(mu, dtype))
+    model = make_model(s.d, s.g, s.refresh_every, precision, "contexts")
+    keys = runner.seed_keys(s.base_seed, s.seeds)
+    yield from runner.run_chunks(model, (params_for(s, dtype), stream), keys, s.T, chunk=chunk, grid=(0, None),
+                                 device=device)
 
 
 def run(s: DoseSettings, device: str | None = None) -> dict[str, np.ndarray]:
@@ -227,7 +270,7 @@ def run(s: DoseSettings, device: str | None = None) -> dict[str, np.ndarray]:
 def run_on_stream(policy: str, X: Any, xi_r: Any, xi_c: Any, theta: Any, mu: Any, *, tau: float, delta: float,
                   delta_prime: float, kappa_r: float, kappa_c: float, S: float, L: float, lam: float = 1.0,
                   g: str = "linear", eps: float = 0.5, seed: int = 0, g_power: float = 2.0, g_ec50: float = 0.5,
-                  g_hill: float = 2.0, refresh_every: int = 1000, u_eps: Any = None,
+                  g_hill: float = 2.0, refresh_every: int = 500, u_eps: Any = None,
                   device: str | None = None) -> dict[str, np.ndarray]:
     """Run one policy on an explicit stream and return length-T numpy arrays.
 
@@ -258,7 +301,7 @@ def run_on_stream(policy: str, X: Any, xi_r: Any, xi_c: Any, theta: Any, mu: Any
         raise SettingsError("u_eps", f"an array of length T = {T}", np.shape(u_eps))
     stream = Stream(*(jnp.asarray(a, dtype) for a in (X, xi_r, xi_c, u_eps, theta, mu)))
     p = jax.tree.map(lambda v: v[0], params_for(s, dtype))
-    model = make_model(d, g, refresh_every, precision, True)
+    model = make_model(d, g, refresh_every, precision, "stream")
     out = runner.run(model, (p, stream), jax.random.PRNGKey(seed)[None], T, device=device)
     res = {k: np.asarray(out[k][0]) for k in OUTPUT_KEYS}
     res["violation"] = res["cost"] > tau
@@ -295,3 +338,46 @@ def summary(s: DoseSettings, outputs: dict[str, np.ndarray]) -> pd.DataFrame:
             "min_slack": float((s.tau - outputs["cost"][i]).min()),
         })
     return pd.DataFrame(rows)
+
+
+GRID_FIELDS = ("tau", "delta", "delta_prime", "kappa_r", "kappa_c", "S", "L", "lam", "eps", "g_power", "g_ec50",
+               "g_hill")
+
+
+def grid_settings(base: DoseSettings, overrides: list[dict[str, float]]) -> list[DoseSettings]:
+    """One validated settings per override dict; only numeric (traced) fields may vary in a grid."""
+    out = []
+    for o in overrides:
+        bad = sorted(set(o) - set(GRID_FIELDS))
+        if bad:
+            raise SettingsError(bad[0], "fixed across a sweep (sweepable: " + ", ".join(GRID_FIELDS) + ")")
+        out.append(dataclasses.replace(base, **o).validate())
+    return out
+
+
+def simulate_grid(base: DoseSettings, overrides: list[dict[str, float]], device: str | None = None,
+                  chunk: int | None = None) -> Iterator[runner.Chunk]:
+    """Every policy × every settings row in one compiled, vmapped scan (a sweep).
+
+    Outputs have shape (rows × policies, seeds, t), row-major: index ``i * P + j`` is settings row
+    ``i`` with policy ``j``. Shapes (d, T, seeds, the curve's kind) are shared by the whole grid.
+    """
+    rows = grid_settings(base, overrides)
+    n = len(rows) * len(base.policies)
+    check_fits(dataclasses.replace(base, seeds=base.seeds * max(1, n // len(base.policies))), device)
+    precision = base.resolved_precision(device)
+    dtype = dev.dtype_of(precision)
+    params = jax.tree.map(lambda *xs: jnp.concatenate(xs), *(params_for(r, dtype) for r in rows))
+    model = make_model(base.d, base.g, base.refresh_every, precision, "synthetic")
+    keys = runner.seed_keys(base.base_seed, base.seeds)
+    yield from runner.run_chunks(model, params, keys, base.T, chunk=chunk, grid=True, device=device)
+
+
+def run_grid(base: DoseSettings, overrides: list[dict[str, float]], device: str | None = None,
+             chunk: int | None = None) -> dict[str, np.ndarray]:
+    """:func:`simulate_grid` to the end."""
+    last = None
+    for last in simulate_grid(base, overrides, device, chunk):
+        pass
+    assert last is not None
+    return last.outputs

@@ -7,7 +7,8 @@ binned here rather than shipped as raw samples.
 
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -63,32 +64,95 @@ def rgba(color: str, alpha: float) -> str:
     return f"rgba({r},{g},{b},{alpha:g})"
 
 
-def style(fig: go.Figure, title: str, x_title: str = "", y_title: str = "", height: int = 340) -> go.Figure:
-    """The common look: white template, compact margins, legend on top, unified hover."""
-    fig.update_layout(
-        template="plotly_white",
-        title={"text": title, "x": 0.0, "xanchor": "left", "font": {"size": 15}},
-        font={"family": FONT, "size": 12},
-        height=height,
-        margin={"l": 56, "r": 16, "t": 56, "b": 44},
-        legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "xanchor": "right", "x": 1.0, "title": None},
-        hovermode="x unified",
-    )
-    if x_title:
-        fig.update_xaxes(title_text=x_title)
-    if y_title:
-        fig.update_yaxes(title_text=y_title)
-    return fig
+def base_layout(title: str, x_title: str = "", y_title: str = "", height: int = 340) -> dict[str, Any]:
+    """The common look as a layout dict: compact margins, legend on top, unified hover.
+
+    Colours are left to the host (Streamlit applies its theme); building figures from plain dicts
+    keeps each one to a few milliseconds.
+    """
+    return {
+        "title": {"text": title, "x": 0.0, "xanchor": "left", "y": 1.0, "yref": "container", "yanchor": "top",
+                  "pad": {"t": 10}, "font": {"size": 15}},
+        "font": {"family": FONT, "size": 12},
+        "height": height,
+        "margin": {"l": 56, "r": 16, "t": 84, "b": 44},
+        "legend": {"orientation": "h", "yanchor": "bottom", "y": 1.02, "xanchor": "left", "x": 0.0},
+        "hovermode": "x unified",
+        "xaxis": {"title": {"text": x_title}},
+        "yaxis": {"title": {"text": y_title}},
+    }
+
+
+def figure(traces: Sequence[go.Scatter | go.Bar], layout: dict[str, Any]) -> go.Figure:
+    """A figure from traces and a layout dict (one validation pass)."""
+    return go.Figure(data=list(traces), layout=layout)
+
+
+def hline(y: float, color: str, dash: str = "dash", width: float = 1.5, yref: str = "y", xref: str = "x") -> dict:
+    """A horizontal line across one subplot (``xref`` its x axis) as a layout shape."""
+    return {"type": "line", "xref": f"{xref} domain", "x0": 0, "x1": 1, "yref": yref, "y0": y, "y1": y,
+            "line": {"color": color, "dash": dash, "width": width}}
+
+
+def vline(x: float, color: str, dash: str = "dash", width: float = 1.5) -> dict:
+    """A vertical line over the whole plot as a layout shape."""
+    return {"type": "line", "yref": "paper", "y0": 0, "y1": 1, "xref": "x", "x0": x, "x1": x,
+            "line": {"color": color, "dash": dash, "width": width}}
+
+
+def note(text: str, x: float, y: float, xref: str = "paper", yref: str = "paper", **kw: Any) -> dict:
+    """A text annotation (no arrow) as a layout dict."""
+    return {"text": text, "x": x, "y": y, "xref": xref, "yref": yref, "showarrow": False, **kw}
+
+
+def stacked(layout: dict[str, Any], titles: Sequence[str], x_title: str, y_title: str) -> None:
+    """Turn ``layout`` into one row per title (top to bottom) sharing the x axis; row i uses axes x{i}, y{i}.
+
+    Each row's title sits above it; the gaps and the legend are placed in pixels, so they never overlap.
+    """
+    n = max(len(titles), 1)
+    margin = layout["margin"] = {**layout["margin"], "t": 104}
+    plot_px = max(layout["height"] - margin["t"] - margin["b"], 50)
+    gap = 34 / plot_px
+    h = (1.0 - gap * (n - 1)) / n
+    layout.pop("xaxis", None)
+    layout.pop("yaxis", None)
+    layout["legend"]["y"] = 1.0 + 22 / plot_px
+    anns = layout.setdefault("annotations", [])
+    for i, title in enumerate(titles, start=1):
+        top = 1.0 - (i - 1) * (h + gap)
+        sx = "" if i == 1 else str(i)
+        layout[f"xaxis{sx}"] = {"anchor": f"y{sx}", "matches": None if i == 1 else "x",
+                                "showticklabels": i == n, "title": {"text": x_title if i == n else ""}}
+        layout[f"yaxis{sx}"] = {"domain": [max(0.0, top - h), min(1.0, top)], "anchor": f"x{sx}",
+                                "title": {"text": y_title}}
+        anns.append(note(f"<b>{title}</b>", 0.0, top, yanchor="bottom", xanchor="left", font={"size": 12}))
+
+
+def rolling_mean(values: np.ndarray, window: int) -> np.ndarray:
+    """Trailing mean over ``window`` values (shorter at the start), for trend lines over noisy per-round data."""
+    values = np.asarray(values, dtype=float)
+    if values.size == 0:
+        return values
+    c = np.concatenate([[0.0], np.cumsum(values)])
+    idx = np.arange(1, values.size + 1)
+    lo = np.maximum(idx - window, 0)
+    return (c[idx] - c[lo]) / (idx - lo)
+
+
+def axis_ids(i: int) -> tuple[str, str]:
+    """Trace axis ids of stacked row ``i`` (1-based): ("x", "y") for row 1, ("x2", "y2") for row 2, ..."""
+    sx = "" if i == 1 else str(i)
+    return f"x{sx}", f"y{sx}"
 
 
 def empty_figure(message: str, height: int = 240) -> go.Figure:
     """A blank figure carrying one centred message (for 'nothing to show yet')."""
-    fig = go.Figure()
-    fig.add_annotation(text=message, showarrow=False, x=0.5, y=0.5, xref="paper", yref="paper",
-                       font={"size": 14, "color": TRUTH_COLOR})
-    fig.update_xaxes(visible=False)
-    fig.update_yaxes(visible=False)
-    return style(fig, "", height=height)
+    layout = base_layout("", height=height)
+    layout["xaxis"] = {"visible": False}
+    layout["yaxis"] = {"visible": False}
+    layout["annotations"] = [note(message, 0.5, 0.5, font={"size": 14, "color": TRUTH_COLOR})]
+    return figure([], layout)
 
 
 def for_plotting(frame: pd.DataFrame, max_points: int = MAX_POINTS, t_col: str = "t") -> pd.DataFrame:
@@ -121,7 +185,7 @@ def mean_band_figure(
     labels = labels_of(frame, label_col)
     colors = colors or policy_colors(labels)
     agg = results.mean_band(for_plotting(frame, max_points), value, label_col=label_col)
-    fig = go.Figure()
+    traces: list[go.Scatter] = []
     for lab in labels:
         part = agg[agg[label_col] == lab]
         t = part["t"].to_numpy()
@@ -130,14 +194,14 @@ def mean_band_figure(
         if band != "none" and len(part):
             lo, hi = ((mean - part["std"].to_numpy(), mean + part["std"].to_numpy()) if band == "std"
                       else (part["min"].to_numpy(), part["max"].to_numpy()))
-            fig.add_trace(go.Scatter(x=t, y=hi, mode="lines", line={"width": 0}, hoverinfo="skip",
+            traces.append(go.Scatter(x=t, y=hi, mode="lines", line={"width": 0}, hoverinfo="skip",
                                      showlegend=False, legendgroup=lab, name=f"{lab} upper"))
-            fig.add_trace(go.Scatter(x=t, y=lo, mode="lines", line={"width": 0}, fill="tonexty",
+            traces.append(go.Scatter(x=t, y=lo, mode="lines", line={"width": 0}, fill="tonexty",
                                      fillcolor=rgba(color, 0.18), hoverinfo="skip", showlegend=False,
                                      legendgroup=lab, name=f"{lab} lower"))
-        fig.add_trace(go.Scatter(x=t, y=mean, mode="lines", line={"color": color, "width": 2}, name=lab,
+        traces.append(go.Scatter(x=t, y=mean, mode="lines", line={"color": color, "width": 2}, name=lab,
                                  legendgroup=lab, hovertemplate="%{y:.4g}"))
-    return style(fig, title, x_title, y_title, height)
+    return figure(traces, base_layout(title, x_title, y_title, height))
 
 
 def histogram_traces(

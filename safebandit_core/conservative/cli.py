@@ -1,0 +1,78 @@
+"""``python -m safebandit_core conservative``: one policy of seed 001 on CMAB, CLB or CCCB.
+
+Bad input exits with code 2 and one line naming the flag and its allowed range.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from ..cli import CliError, check_out_path, emit, settings_error_line, write_frame
+from ..settings import SettingsError
+from .stream import POLICIES, PROBLEMS
+
+HELP = "Conservative bandits (seed 001): GenCB, its expected-reward baselines or the unconstrained policy."
+
+FLAGS = {"policies": "--policy", "base_seed": "--base-seed"}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The subcommand's flags (defaults: seed 001's CMAB preset, K = 72, α = 0.05, μ_0 = 0.7)."""
+    fits = "; ".join(f"{p}: {', '.join(POLICIES[p])}" for p in PROBLEMS)
+    parser.add_argument("--problem", choices=PROBLEMS, default="cmab", help="which conservative bandit problem")
+    parser.add_argument("--policy", default="gencb", help=f"policy that fits the problem ({fits})")
+    parser.add_argument("--K", type=int, default=72, help="number of (base) arms, >= 2 (CCCB: <= 62)")
+    parser.add_argument("--d", type=int, default=5, help="feature dimension for CLB and CCCB, >= 1")
+    parser.add_argument("--m", type=int, default=2, help="super arm size for CCCB, in [1, K]")
+    parser.add_argument("--alpha", type=float, default=0.05, help="tolerance α in (0, 1)")
+    parser.add_argument("--mu0", type=float, default=None,
+                        help="default arm's reward μ_0 in (0, 1) (CCCB: (0, m)); default: derived from the instance")
+    parser.add_argument("--T", type=int, default=10_000, help="rounds, >= 1")
+    parser.add_argument("--seeds", type=int, default=5, help="independent runs, >= 1")
+    parser.add_argument("--base-seed", type=int, default=0, help="seed i runs on PRNGKey(base_seed + i)")
+    parser.add_argument("--lam", type=float, default=1.0, help="ridge λ >= max(1, L²)")
+    parser.add_argument("--S", type=float, default=None, help="bound on ‖θ*‖ (default √K for CMAB, else 1)")
+    parser.add_argument("--L", type=float, default=1.0, help="bound on ‖x‖")
+    parser.add_argument("--precision", choices=("float64", "float32"), default=None,
+                        help="default: float64 on the CPU, float32 on a GPU")
+    parser.add_argument("--device", default=None, help="cpu, gpu or gpu:N (default: a GPU when present)")
+    parser.add_argument("--json", action="store_true", help="print exactly one JSON object")
+    parser.add_argument("--out", default=None, help="write the per-round tidy frame to FILE.csv or FILE.parquet")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Validate, run, print the summary (and write the tidy frame with ``--out``)."""
+    from .. import device as _device
+    from . import sim
+
+    out_path = check_out_path(args.out)
+    settings = sim.ConservativeSettings(
+        problem=args.problem, policies=(args.policy,), K=args.K, d=args.d, m=args.m, alpha=args.alpha,
+        mu0=args.mu0, T=args.T, seeds=args.seeds, base_seed=args.base_seed, lam=args.lam, S=args.S, L=args.L,
+        precision=args.precision)
+    try:
+        settings.validate()
+    except SettingsError as err:
+        raise CliError(settings_error_line(err, FLAGS)) from None
+    try:
+        _device.resolve(args.device)
+    except ValueError as err:
+        raise CliError(f"error: --{err}") from None
+    result = sim.run_all(settings, device=args.device)
+    row = sim.summary(result).iloc[0]
+    inst = result.instance
+    report = {
+        "problem": settings.problem, "policy": args.policy, "K": settings.K,
+        "d": settings.dim, "m": settings.size, "T": settings.T, "seeds": settings.seeds,
+        "base_seed": settings.base_seed, "alpha": settings.alpha, "mu0": inst.mu0,
+        "mu0_derived": not inst.mu0_given, "best_mean": inst.best,
+        "default_pulls_mean": float(row["default_pulls_mean"]), "cum_regret_mean": float(row["cum_regret_mean"]),
+        "cum_regret_std": float(row["cum_regret_std"]), "cum_regret_min": float(row["cum_regret_min"]),
+        "cum_regret_max": float(row["cum_regret_max"]), "min_slack": float(row["min_slack"]),
+        "seconds": round(result.seconds, 3), "device": result.device, "precision": result.precision,
+    }
+    if out_path is not None:
+        write_frame(sim.tidy_frame(result), out_path)
+        report["out"] = str(out_path)
+    emit(report, args.json, text_lines=[sim.describe_instance(settings)])
+    return 0

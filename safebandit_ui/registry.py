@@ -1,0 +1,62 @@
+"""The app's pages as data: ``app.py`` turns this list into ``st.navigation``, the home page into links.
+
+To add a page, add one :class:`PageSpec` line to :data:`PAGES` (paths are relative to ``app.py``).
+Sections appear in the order of :data:`SECTIONS`; a section without pages is left out.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import streamlit as st
+
+ROOT = Path(__file__).resolve().parent.parent
+SECTIONS: tuple[str, ...] = ("", "Models", "Paper replays", "About")
+
+
+@dataclasses.dataclass(frozen=True)
+class PageSpec:
+    """One page: its file, menu title and icon, menu section and a one-line description for the home page."""
+
+    path: str
+    title: str
+    icon: str
+    section: str
+    blurb: str
+    default: bool = False
+
+
+PAGES: tuple[PageSpec, ...] = (
+    PageSpec("pages/home.py", "Home", ":material/home:", "", "What a safe bandit is and what each page shows.",
+             default=True),
+    PageSpec("pages/dose.py", "Dose model", ":material/medication:", "Models",
+             "Choose a dose each round without letting the realized cost pass a limit: HPC-UCB against "
+             "On-Expectation and ε-Greedy, live."),
+    PageSpec("pages/about.py", "About", ":material/info:", "About",
+             "The papers, the exact reading of each algorithm, and the device this app computes on."),
+)
+
+
+def grouped(pages: tuple[PageSpec, ...] = PAGES) -> dict[str, list[PageSpec]]:
+    """Pages by section, in :data:`SECTIONS` order, empty sections dropped."""
+    unknown = sorted({p.section for p in pages} - set(SECTIONS))
+    if unknown:
+        raise ValueError(f"unknown section {unknown[0]!r}; use one of {SECTIONS}")
+    out: dict[str, list[PageSpec]] = {}
+    for section in SECTIONS:
+        members = [p for p in pages if p.section == section]
+        if members:
+            out[section] = members
+    return out
+
+
+def missing_files(pages: tuple[PageSpec, ...] = PAGES) -> list[str]:
+    """Paths of registered pages whose file does not exist (the tests require none)."""
+    return [p.path for p in pages if not (ROOT / p.path).is_file()]
+
+
+def navigation_pages(pages: tuple[PageSpec, ...] = PAGES) -> dict[str, list[st.Page]]:
+    """The ``st.navigation`` argument: ``st.Page`` objects by section."""
+    return {section: [st.Page(p.path, title=p.title, icon=p.icon, default=p.default) for p in members]
+            for section, members in grouped(pages).items()}

@@ -1,0 +1,269 @@
+"""The app through Streamlit's AppTest: pages run, controls redraw the figures, bad input is explained.
+
+Every test starts from ``app.py`` (the entry point, so the shared sidebar is there) and keeps the
+default shape (d = 5, 5 seeds, 3 policies) with T = 1000, so JAX compiles the dose model once
+for the whole module.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+from safebandit_core import device, settings
+from safebandit_core.dose import sim
+from safebandit_ui import registry
+
+ROOT = Path(__file__).resolve().parents[2]
+APP = str(ROOT / "app.py")
+TIMEOUT = 120
+SMALL_T = 1000
+
+
+@pytest.fixture(autouse=True)
+def fresh_caches():
+    """Isolate tests: AppTest shares st.cache_data / st.cache_resource across instances in one process."""
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    yield
+    st.cache_data.clear()
+    st.cache_resource.clear()
+
+
+def dose_page(**state) -> AppTest:
+    """The dose page reached through the entry point, with T = 1000 and any widget values in ``state``."""
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.session_state["T"] = SMALL_T
+    for k, v in state.items():
+        at.session_state[k] = v
+    at.run()
+    at.switch_page("pages/dose.py").run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert at.sidebar.number_input(key="base_seed").value == state.get("base_seed", 0)
+    return at
+
+
+def charts(at: AppTest) -> dict[str, dict]:
+    """Plotly figures on the page by their key, as JSON."""
+    return {el.key: json.loads(el.proto.spec) for el in at.get("plotly_chart")}
+
+
+def array(value) -> np.ndarray:
+    """A plotly JSON array (a list, or plotly's typed ``{"dtype", "bdata"}`` form) as numpy."""
+    if isinstance(value, dict) and "bdata" in value:
+        return np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
+    return np.asarray(value)
+
+
+def errors(at: AppTest) -> list[str]:
+    """Text of every st.error element."""
+    return [e.value for e in at.error]
+
+
+def test_registry_lists_existing_pages_only():
+    assert registry.missing_files() == []
+    listed = {p.path for p in registry.PAGES}
+    on_disk = {f"pages/{f.name}" for f in (ROOT / "pages").glob("*.py") if not f.name.startswith("_")}
+    assert on_disk == listed, "every page file must be registered in safebandit_ui/registry.py (and only those)"
+
+
+def test_home_page_runs_and_links_every_page():
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
+    assert not at.exception
+    assert at.title[0].value == "safebandit lab"
+    links = at.get("page_link")
+    assert len(links) == len([p for p in registry.PAGES if not p.default])
+    captions = " ".join(c.value for c in at.caption)
+    for p in registry.PAGES:
+        if not p.default:
+            assert p.blurb in captions
+    assert at.selectbox(key="device").value == device.default_device_id()
+
+
+def test_about_page_names_papers_and_device():
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
+    at.switch_page("pages/about.py").run()
+    assert not at.exception
+    text = " ".join(m.value for m in at.markdown)
+    assert "Safety by Design" in text and "One-Size-Fits-All" in text
+    assert device.describe(device.default_device_id()) in text
+
+
+def test_dose_page_runs_and_shows_every_figure():
+    at = dose_page()
+    assert not errors(at)
+    assert set(charts(at)) == {"g_curve", "regret", "violations", "cost", "safe", "slack", "cost_distribution"}
+    ran = at.caption[0].value
+    assert ran.startswith("Ran on") and f"{SMALL_T:,} rounds" in ran
+    assert array(charts(at)["regret"]["data"][-1]["x"]).max() == SMALL_T
+
+
+def test_a_page_opened_first_still_gets_the_entry_point_and_sidebar():
+    """AppTest starts every run the way a fresh server serves its first visitor (old pages/ folder mode)."""
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.session_state["T"] = SMALL_T
+    at.switch_page("pages/dose.py").run()
+    assert not at.exception
+    assert [w.key for w in at.sidebar.selectbox][:2] == ["device", "precision"]
+    assert "regret" in charts(at)
+
+
+def test_rerun_with_same_settings_uses_the_stored_result():
+    at = dose_page()
+    before = charts(at)
+    at.run()
+    assert "(stored result)" in at.caption[0].value
+    assert charts(at) == before
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "chart"),
+    [
+        ("tau", 0.8, "cost"),
+        ("delta", 0.2, "violations"),
+        ("delta_prime", 0.3, "safe"),
+        ("kappa_r", 0.6, "regret"),
+        ("kappa_c", 0.1, "cost"),
+        ("eps", 0.9, "regret"),
+    ],
+)
+def test_each_slider_reruns_and_changes_the_figure(key, value, chart):
+    at = dose_page()
+    before = charts(at)
+    at.slider(key=key).set_value(value).run()
+    assert not at.exception and not errors(at)
+    after = charts(at)
+    assert after[chart] != before[chart], f"moving {key} left the {chart} figure unchanged"
+    assert "(stored result)" not in at.caption[0].value
+
+
+def test_dose_curve_controls_redraw_the_curve():
+    at = dose_page()
+    linear = charts(at)["g_curve"]
+    at.selectbox(key="g").select("power").run()
+    assert not at.exception
+    power = charts(at)["g_curve"]
+    assert power != linear
+    at.slider(key="g_power").set_value(0.5).run()
+    assert not at.exception and charts(at)["g_curve"] != power
+
+
+def test_round_inspector_follows_the_round_slider_and_policy():
+    at = dose_page()
+    before = charts(at)["cost_distribution"]
+    round_slider = next(s for s in at.slider if s.label == "Round t")
+    target = 1 if round_slider.value != 1 else SMALL_T
+    round_slider.set_value(target).run()
+    assert not at.exception
+    after = charts(at)["cost_distribution"]
+    assert after != before and f"round {target} " in after["layout"]["title"]["text"]
+    at.selectbox(key="inspect_policy").select("On-Expectation").run()
+    assert not at.exception
+    assert charts(at)["cost_distribution"]["layout"]["title"]["text"].startswith("On-Expectation, round")
+
+
+def test_run_too_large_for_memory_is_an_error_not_a_traceback():
+    at = dose_page()
+    at.number_input(key="T").set_value(sim.MAX_T)
+    at.number_input(key="seeds").set_value(sim.MAX_SEEDS).run()
+    assert not at.exception
+    msgs = errors(at)
+    assert len(msgs) == 1 and "Rounds T" in msgs[0] and "at most about" in msgs[0]
+    assert set(charts(at)) == {"g_curve"}
+
+
+def test_no_policy_chosen_is_an_error():
+    at = dose_page()
+    at.multiselect(key="policies").set_value([]).run()
+    assert not at.exception
+    assert any("Policies" in m for m in errors(at))
+
+
+def test_malformed_settings_upload_names_the_problem():
+    at = dose_page()
+    at.file_uploader(key="dose_upload").upload("broken.json", b"{not json", "application/json").run()
+    assert not at.exception
+    assert any("broken.json is not a JSON file" in m for m in errors(at))
+
+
+def test_out_of_range_settings_upload_names_the_field():
+    at = dose_page()
+    data = settings.to_dict(sim.DoseSettings(T=SMALL_T))
+    data["delta"] = 1.5
+    at.file_uploader(key="dose_upload").upload("bad.json", json.dumps(data).encode(), "application/json").run()
+    assert not at.exception
+    assert any("Allowed violation probability δ" in m and "1.5" in m for m in errors(at))
+    assert at.slider(key="delta").value == pytest.approx(sim.DoseSettings().delta)
+
+
+def test_settings_upload_restores_every_control():
+    at = dose_page()
+    wanted = sim.DoseSettings(T=1500, tau=0.75, delta=0.1, kappa_c=0.2, eps=0.25, base_seed=3, precision="float64")
+    at.file_uploader(key="dose_upload").upload("run.json", settings.to_json(wanted).encode(), "application/json")
+    at.run()
+    assert not at.exception and not errors(at)
+    assert [s.value for s in at.success] == ["Restored the settings of run.json."]
+    assert at.slider(key="tau").value == pytest.approx(0.75)
+    assert at.slider(key="eps").value == pytest.approx(0.25)
+    assert at.number_input(key="T").value == 1500
+    assert at.number_input(key="base_seed").value == 3
+    assert "(seed 3)" in charts(at)["safe"]["layout"]["title"]["text"]
+
+
+def test_shared_sidebar_reaches_the_page_and_the_core(monkeypatch):
+    seen: list[str | None] = []
+    real = sim.simulate
+
+    def spy(s, device_id=None, chunk=None):
+        seen.append(device_id)
+        return real(s, device_id, chunk)
+
+    monkeypatch.setattr(sim, "simulate", spy)
+    chosen = device.list_devices()[-1].id
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.session_state["T"] = SMALL_T
+    at.run()
+    at.selectbox(key="device").select(chosen).run()
+    at.number_input(key="base_seed").set_value(11).run()
+    at.switch_page("pages/dose.py").run()
+    assert not at.exception
+    assert seen == [chosen]
+    assert device.describe(chosen) in at.caption[0].value
+    assert "seed 11" in charts(at)["cost"]["layout"]["title"]["text"]
+
+
+def test_second_device_and_precision_reach_the_run():
+    """With two (forced) host devices, choosing cpu:1 and float32 in the sidebar changes what the run reports."""
+    script = textwrap.dedent(f"""
+        import json
+        from streamlit.testing.v1 import AppTest
+        from safebandit_core import device
+        assert [d.id for d in device.list_devices()] == ["cpu:0", "cpu:1"]
+        at = AppTest.from_file({APP!r}, default_timeout={TIMEOUT})
+        at.session_state["T"] = 500
+        at.session_state["seeds"] = 1
+        at.run()
+        at.selectbox(key="device").select("cpu:1").run()
+        at.selectbox(key="precision").select("float32").run()
+        at.switch_page("pages/dose.py").run()
+        print(json.dumps({{"exc": [e.message for e in at.exception], "ran": at.caption[0].value,
+                           "label": device.describe("cpu:1")}}))
+    """)
+    env = {**os.environ, "XLA_FLAGS": "--xla_force_host_platform_device_count=2", "JAX_PLATFORMS": "cpu",
+           "PYTHONPATH": str(ROOT)}
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, env=env,
+                         timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    assert got["exc"] == []
+    assert got["label"] in got["ran"] and "float32" in got["ran"]
