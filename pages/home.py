@@ -14,8 +14,7 @@ st.markdown(
     "end. In a dose-finding study, for example, each patient's side effect (the *cost*) should stay below "
     "a limit τ. An algorithm that only keeps the *average* cost below τ can still overshoot often, because "
     "larger doses make outcomes more variable as well as larger. The algorithms here keep the *realized* "
-    "cost of each round below τ with high probability, and still learn nearly as fast as an unconstrained "
-    "learner."
+    "cost of each round below τ with high probability while they learn which dose works best."
 )
 st.markdown(
     "Two numbers tell a run's story on every page: **regret** (how much reward was lost against a "
