@@ -23,6 +23,8 @@ COMMANDS: dict[str, str] = {
     "dose": "safebandit_core.dose.cli",
     "mv": "safebandit_core.conservative.mv_cli",
     "conservative": "safebandit_core.conservative.cli",
+    "battery": "safebandit_core.data.cli",
+    "replay": "safebandit_core.replay_cli",
 }
 
 

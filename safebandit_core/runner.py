@@ -152,6 +152,7 @@ def run_chunks(
     chunk: int | None = None,
     grid: Any = False,
     device: str | None = None,
+    shardings: tuple[Any, Any] | None = None,
 ) -> Iterator[Chunk]:
     """Run ``T`` rounds for every key (and every settings row when ``grid``), yielding partial results.
 
@@ -161,6 +162,11 @@ def run_chunks(
     without ``chunk``, the largest one whose draws fit in ``CHUNK_BYTES``. For a model with a
     ``block``, chunks are rounded down to a multiple of it (at least one block), so results do
     not depend on the chunking.
+
+    ``shardings``: ``(params_sharding, keys_sharding)``, a sharding (or a pytree of them matching
+    ``params``) for the params and one for the keys. The inputs are placed with them instead of on
+    ``device``, and jit lays the whole computation out the same way (e.g. the settings rows of a
+    sweep split across devices, see :mod:`safebandit_core.sweep`).
     """
     with _device.on_device(device) as dev:
         if chunk is None:
@@ -168,8 +174,8 @@ def run_chunks(
         chunk = max(1, min(chunk, T))
         if model.block and chunk < T:
             chunk = max(model.block, chunk - chunk % model.block)
-        params = jax.device_put(params, dev)
-        keys = jax.device_put(keys, dev)
+        params = jax.device_put(params, dev if shardings is None else shardings[0])
+        keys = jax.device_put(keys, dev if shardings is None else shardings[1])
         carry = _init_batched(model, params, keys, grid)
         pieces: dict[str, list[np.ndarray]] = {}
         t0 = 0
@@ -190,10 +196,11 @@ def run(
     chunk: int | None = None,
     grid: Any = False,
     device: str | None = None,
+    shardings: tuple[Any, Any] | None = None,
 ) -> dict[str, np.ndarray]:
     """Run to the end and return the full outputs (see :func:`run_chunks`)."""
     last = None
-    for last in run_chunks(model, params, keys, T, chunk=chunk, grid=grid, device=device):
+    for last in run_chunks(model, params, keys, T, chunk=chunk, grid=grid, device=device, shardings=shardings):
         pass
     assert last is not None
     return last.outputs

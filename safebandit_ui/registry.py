@@ -33,6 +33,14 @@ PAGES: tuple[PageSpec, ...] = (
     PageSpec("pages/dose.py", "Dose model", ":material/medication:", "Models",
              "Choose a dose each round without letting the realized cost pass a limit: HPC-UCB against "
              "On-Expectation and ε-Greedy, live."),
+    PageSpec("pages/conservative.py", "Conservative bandits", ":material/shield:", "Models",
+             "Never fall more than a share α behind a safe default arm: GenCB against ConUCB / CLUCB / C3UCB and "
+             "the unconstrained UCB, LinUCB, C2UCB, live."),
+    PageSpec("pages/mean_variance.py", "Mean-variance bandits", ":material/scatter_plot:", "Models",
+             "Keep the run's mean-variance near a riskless default's: MV-CUCB against MV-UCB, with the ρ it needs."),
+    PageSpec("pages/replay_synthetic.py", "Synthetic experiments", ":material/replay:", "Paper replays",
+             "Both papers' synthetic tables and figures in one click, next to their numbers; sweeps of the safety "
+             "settings as phase diagrams; regret rates against the theory."),
     PageSpec("pages/about.py", "About", ":material/info:", "About",
              "The papers, the exact reading of each algorithm, and the device this app computes on."),
 )

@@ -1,0 +1,461 @@
+"""Conservative bandits (seed 001): GenCB against the expected-reward baselines and the unconstrained policy.
+
+Widgets → :class:`ConservativeSettings` → a cached core run (live, in chunks, the first time) → figures.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import json
+import time
+from collections.abc import Callable
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from safebandit_core import settings as core_settings
+from safebandit_core.conservative import sim
+from safebandit_core.conservative.stream import BASELINE, LABELS, MAX_CCCB_ARMS, POLICIES, PROBLEMS, UNCONSTRAINED
+from safebandit_core.viz import conservative as vc
+from safebandit_ui import shell
+
+DEFAULT = sim.ConservativeSettings()
+LIVE_EVERY_S = 0.6
+MAX_ROWS = 3_000_000
+UPLOAD_KEY = "cb_upload"
+UPLOAD_MSG_KEY = "cb_upload_message"
+PROBLEM_KEY = "cb_problem"
+AUTO_KEY = "cb_mu0_auto"
+DERIVED_KEY = "cb_mu0_derived"
+ZOOM_KEY = "cb_zoom"
+
+
+@dataclasses.dataclass(frozen=True)
+class Control:
+    """A settings field's widget: its key (also its URL parameter), label, range and default on this page."""
+
+    key: str
+    label: str
+    lo: float
+    hi: float
+    step: float
+    default: float
+
+
+CONTROLS: dict[str, Control] = {
+    "K": Control("cb_K", "K (arms)", 2, 500, 1, DEFAULT.K),
+    "K_lin": Control("cb_K_lin", "K (arms)", 2, MAX_CCCB_ARMS, 1, 10),
+    "d": Control("cb_d", "d (feature dimension)", 1, 32, 1, DEFAULT.d),
+    "m": Control("cb_m", "m (base arms per super arm)", 1, 10, 1, DEFAULT.m),
+    "alpha": Control("cb_alpha", "α (tolerated loss)", 0.005, 0.5, 0.005, DEFAULT.alpha),
+    "mu0": Control("cb_mu0", "μ₀ (default arm's reward)", 0.01, 0.99, 0.01, 0.7),
+    "mu0_super": Control("cb_mu0_super", "μ₀ (default super arm's reward)", 0.01, 9.99, 0.01, 1.5),
+    "T": Control("cb_T", "Rounds T", 100, 100_000, 500, DEFAULT.T),
+    "seeds": Control("cb_seeds", "Seeds (independent runs)", 1, 100, 1, DEFAULT.seeds),
+    "lam": Control("cb_lam", "Ridge λ", 1.0, 1000.0, 0.5, DEFAULT.lam),
+    "L": Control("cb_L", "Bound L on ‖x‖", 0.1, 10.0, 0.1, DEFAULT.L),
+    "S": Control("cb_S", "Bound S on ‖θ*‖ (0: automatic)", 0.0, 100.0, 0.1, 0.0),
+}
+INT_FIELDS = {"K", "K_lin", "d", "m", "T", "seeds"}
+FIELD_NAMES = {"problem": "Problem", "policies": "Policies", "K": "K (arms)", "d": CONTROLS["d"].label,
+               "m": CONTROLS["m"].label, "alpha": CONTROLS["alpha"].label, "mu0": "μ₀ (default arm's reward)",
+               "T": CONTROLS["T"].label, "seeds": CONTROLS["seeds"].label, "lam": CONTROLS["lam"].label,
+               "L": CONTROLS["L"].label, "S": "Bound S on ‖θ*‖", "precision": "Precision (sidebar)",
+               "base_seed": "Base seed (sidebar)"}
+
+
+def policies_key(problem: str) -> str:
+    """The policy multiselect's key for a problem (each problem has its own list)."""
+    return f"cb_policies_{problem}"
+
+
+def default_policies(problem: str) -> list[str]:
+    """GenCB, the problem's expected-reward baseline and its unconstrained policy."""
+    return ["gencb", BASELINE[problem], UNCONSTRAINED[problem]]
+
+
+def mu0_field(problem: str) -> str:
+    """Which μ₀ control a problem uses (a super arm's reward can exceed 1)."""
+    return "mu0_super" if problem == "cccb" else "mu0"
+
+
+def slider(field: str, help: str) -> float:
+    """A float slider for a settings field, bound to the URL."""
+    c = CONTROLS[field]
+    return st.slider(c.label, float(c.lo), float(c.hi), float(c.default), float(c.step), key=c.key,
+                     bind="query-params", help=help, format="%.3f" if c.step < 0.01 else "%.2f")
+
+
+def integer(field: str, help: str) -> int:
+    """An integer input for a settings field, bound to the URL."""
+    c = CONTROLS[field]
+    return int(st.number_input(c.label, int(c.lo), int(c.hi), int(c.default), int(c.step), key=c.key,
+                               bind="query-params", help=help))
+
+
+def number(field: str, help: str) -> float:
+    """A float input for a settings field, bound to the URL."""
+    c = CONTROLS[field]
+    return float(st.number_input(c.label, float(c.lo), float(c.hi), float(c.default), float(c.step), key=c.key,
+                                 bind="query-params", help=help))
+
+
+def check_range(field: str, value: float) -> None:
+    """Raise :class:`SettingsError` when an uploaded value lies outside this page's control."""
+    c = CONTROLS[field]
+    if not (c.lo <= value <= c.hi):
+        raise core_settings.SettingsError(field, f"in [{c.lo:g}, {c.hi:g}] on this page", value)
+
+
+def restore_from_upload() -> None:
+    """Callback of the uploader: validate the JSON and put its values into the widgets (or say what is wrong)."""
+    file = st.session_state.get(UPLOAD_KEY)
+    if file is None:
+        st.session_state.pop(UPLOAD_MSG_KEY, None)
+        return
+    try:
+        data = json.loads(file.getvalue().decode("utf-8"))
+        if not isinstance(data, dict):
+            raise ValueError("the file must hold one JSON object of settings")
+        kind = data.get("kind", sim.ConservativeSettings.KIND)
+        if kind != sim.ConservativeSettings.KIND:
+            raise ValueError(f"these are settings of the {kind!r} model, not of the conservative bandits")
+        s = core_settings.from_dict(sim.ConservativeSettings, data)
+        k_field = "K" if s.problem == "cmab" else "K_lin"
+        values: dict[str, float] = {k_field: s.K, "alpha": s.alpha, "T": s.T, "seeds": s.seeds, "lam": s.lam,
+                                    "L": s.L, "S": 0.0 if s.S is None else s.S}
+        if s.problem != "cmab":
+            values["d"] = s.d
+        if s.problem == "cccb":
+            values["m"] = s.m
+        if s.mu0 is not None:
+            values[mu0_field(s.problem)] = s.mu0
+        for field, value in values.items():
+            check_range(field, value)
+    except core_settings.SettingsError as err:
+        name = FIELD_NAMES.get(err.field, CONTROLS[err.field].label if err.field in CONTROLS else err.field)
+        shown = "" if err.value is None else f" (the file has {err.value!r})"
+        st.session_state[UPLOAD_MSG_KEY] = ("error", f"{file.name}: **{name}** must be {err.allowed}{shown}.")
+        return
+    except (UnicodeDecodeError, json.JSONDecodeError) as err:
+        st.session_state[UPLOAD_MSG_KEY] = ("error", f"{file.name} is not a JSON file ({err}). Upload a settings "
+                                                     "file saved by this page.")
+        return
+    except (ValueError, TypeError) as err:
+        st.session_state[UPLOAD_MSG_KEY] = ("error", f"{file.name}: {err}.")
+        return
+    st.session_state[PROBLEM_KEY] = s.problem
+    for field, value in values.items():
+        st.session_state[CONTROLS[field].key] = int(value) if field in INT_FIELDS else float(value)
+    st.session_state[AUTO_KEY] = s.mu0 is None
+    st.session_state[policies_key(s.problem)] = list(s.policy_list())
+    st.session_state[shell.SEED_KEY] = s.base_seed
+    if s.precision is not None:
+        st.session_state[shell.PRECISION_KEY] = s.precision
+    st.session_state[UPLOAD_MSG_KEY] = ("success", f"Restored the settings of {file.name}.")
+
+
+def derived_mu0(problem: str, K: int, d: int, m: int, ctx: shell.RunContext) -> float | None:
+    """The instance's own μ₀ for the chosen shape (None while the shape is invalid)."""
+    try:
+        probe = sim.ConservativeSettings(problem=problem, K=K, d=d, m=m, base_seed=ctx.base_seed, T=1, seeds=1)
+        return sim.make_instance(probe).mu0
+    except core_settings.SettingsError:
+        return None
+
+
+def use_derived_mu0() -> None:
+    """Callback of the μ₀ toggle: when it is switched off, the slider starts at the derived μ₀."""
+    derived = st.session_state.get(DERIVED_KEY)
+    if not st.session_state.get(AUTO_KEY) and derived is not None:
+        c = CONTROLS[mu0_field(st.session_state.get(PROBLEM_KEY, DEFAULT.problem))]
+        st.session_state[c.key] = min(max(round(derived, 2), c.lo), c.hi)
+
+
+def mu0_control(problem: str, K: int, d: int, m: int, ctx: shell.RunContext) -> float | None:
+    """The μ₀ toggle and slider; None means "derive μ₀ from the instance"."""
+    auto = st.toggle("Derive μ₀ from the instance", value=True, key=AUTO_KEY, bind="query-params",
+                     on_change=use_derived_mu0,
+                     help="On: μ₀ sits one sixth of the way down from the best arm's mean to the worst "
+                          "(seed 001's choice, 0.7 on its CMAB arms). Off: set it with the slider.")
+    field = mu0_field(problem)
+    c = CONTROLS[field]
+    text = ("What the safe default arm pays every time (no noise). The learner must keep its total reward above "
+            "(1 − α)·μ₀·t.")
+    if not auto:
+        return slider(field, text)
+    derived = derived_mu0(problem, K, d, m, ctx)
+    st.session_state[DERIVED_KEY] = derived
+    shown = c.default if derived is None else min(max(derived, c.lo), c.hi)
+    st.slider(c.label, float(c.lo), float(c.hi), float(shown), disabled=True, format="%.3f",
+              help=text + " Switch off *Derive μ₀ from the instance* to set it.")
+    return None
+
+
+def controls(ctx: shell.RunContext) -> dict[str, Any]:
+    """Draw the page's controls; return the settings fields they chose."""
+    v: dict[str, Any] = {}
+    st.markdown("**The problem**")
+    problem = st.selectbox("Problem", PROBLEMS, index=PROBLEMS.index(DEFAULT.problem), key=PROBLEM_KEY,
+                           format_func=str.upper, bind="query-params",
+                           help="CMAB: K independent arms. CLB (linear): an arm is a feature vector x in R^d with "
+                                "mean ⟨x, θ*⟩. CCCB (combinatorial): each round picks m of K feature vectors and "
+                                "earns the sum of their rewards.")
+    v["problem"] = problem
+    v["d"], v["m"] = DEFAULT.d, DEFAULT.m
+    if problem == "cmab":
+        v["K"] = integer("K", "Number of arms; their means go in equal steps from 0.8 down to 0.2.")
+    else:
+        cols = st.columns(2)
+        with cols[0]:
+            v["K"] = integer("K_lin", "Number of feature vectors (seed 001 uses K = 2d).")
+        with cols[1]:
+            v["d"] = integer("d", "Length of each feature vector.")
+        if problem == "cccb":
+            v["m"] = integer("m", "How many base arms one super arm holds.")
+    st.markdown("**The constraint**")
+    v["alpha"] = slider("alpha", "The share of the default arm's reward the learner may give up while it "
+                                 "explores: it must keep Σ r_s ≥ (1 − α)·μ₀·t.")
+    v["mu0"] = mu0_control(problem, v["K"], v["d"], v["m"], ctx)
+    st.markdown("**Runs**")
+    cols = st.columns(2)
+    with cols[0]:
+        v["T"] = integer("T", "Rounds per run.")
+    with cols[1]:
+        v["seeds"] = integer("seeds", "Independent runs, each on its own reward stream; the charts show their "
+                                      "mean and min–max band.")
+    key = policies_key(problem)
+    v["policies"] = tuple(st.multiselect("Compare", POLICIES[problem], default=default_policies(problem), key=key,
+                                         format_func=LABELS.get, bind="query-params",
+                                         help="All policies see the same reward draws in each run."))
+    with st.expander("Advanced"):
+        v["lam"] = number("lam", "Ridge regularisation of the linear estimates (CLB, CCCB); at least max(1, L²).")
+        v["L"] = number("L", "Bound on the feature vectors' norm that the instance respects and the policies use.")
+        S = number("S", "Bound on ‖θ*‖ the policies assume; 0 keeps the default (√K for CMAB's CLUCB, else 1).")
+        v["S"] = None if S == 0 else S
+    st.markdown("**Restore a run**")
+    st.file_uploader("Settings JSON saved by this page", type=["json"], key=UPLOAD_KEY,
+                     on_change=restore_from_upload, help="Restores every control (and the base seed) from the file.")
+    message = st.session_state.get(UPLOAD_MSG_KEY)
+    if message:
+        (st.error if message[0] == "error" else st.success)(message[1])
+    v["base_seed"], v["precision"] = ctx.base_seed, ctx.precision
+    return v
+
+
+def settings_or_error(values: dict[str, Any]) -> sim.ConservativeSettings | None:
+    """Build and check the settings; on a problem show what to change and return None."""
+    try:
+        if not values["policies"]:
+            raise core_settings.SettingsError("policies", "at least one policy")
+        s = sim.ConservativeSettings(**values).validate()
+    except core_settings.SettingsError as err:
+        name = FIELD_NAMES.get(err.field, err.field)
+        shown = "" if err.value is None else f" (now {err.value!r})"
+        st.error(f"**{name}** must be {err.allowed}{shown}. Change it to run.", icon=":material/error:")
+        return None
+    rows = len(s.policy_list()) * s.seeds * s.T
+    if rows > MAX_ROWS:
+        st.error(f"**Rounds T × Seeds × policies** is {rows / 1e6:.1f} million per-round rows; this page keeps at "
+                 f"most {MAX_ROWS / 1e6:g} million. Lower T or Seeds (or compare fewer policies) to run.",
+                 icon=":material/error:")
+        return None
+    return s
+
+
+def chunk_size(T: int) -> int:
+    """Rounds per live update: a few hundred for short runs, about 20 updates for long ones (few compilations)."""
+    for c in (5_000, 500):
+        if T % c == 0 and T // c >= 10:
+            return c
+    return 500
+
+
+class _Miss(Exception):
+    """Raised to probe the result cache without filling it."""
+
+
+@st.cache_data(max_entries=8, max_size="1GB", show_spinner=False)
+def stored_run(key: str, _make: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    """The finished run for ``key`` (settings + device): computed once by ``_make``, then copied to callers."""
+    return _make()
+
+
+def _miss() -> dict[str, Any]:
+    raise _Miss
+
+
+def cached_run(key: str) -> dict[str, Any] | None:
+    """The stored run for ``key``, or None without storing anything."""
+    try:
+        return stored_run(key, _miss)
+    except _Miss:
+        return None
+
+
+def live_run(s: sim.ConservativeSettings, ctx: shell.RunContext, slots: dict[str, Any], zoom: float
+             ) -> dict[str, Any]:
+    """Run in chunks, updating a progress bar and (for runs longer than a moment) the main charts."""
+    bar = st.progress(0.0, text="Compiling for this shape (only the first run of a shape)…")
+    start = last_draw = time.perf_counter()
+    result = None
+    for i, result in enumerate(sim.simulate(s, ctx.device, chunk=chunk_size(s.T))):
+        bar.progress(result.fraction, text=f"Round {result.t_done:,} of {s.T:,}")
+        if not result.done and time.perf_counter() - last_draw > LIVE_EVERY_S:
+            draw_main(slots, sim.tidy_frame(result), result.instance.best, s.T, zoom, suffix=f"-live-{i}")
+            last_draw = time.perf_counter()
+    assert result is not None
+    seconds = time.perf_counter() - start
+    bar.empty()
+    return {"frame": sim.tidy_frame(result), "summary": sim.summary(result), "best": result.instance.best,
+            "mu0": result.instance.mu0, "device": ctx.device_label, "precision": result.precision,
+            "seconds": seconds}
+
+
+def draw_main(slots: dict[str, Any], frame: pd.DataFrame, best: float, T: int, zoom: float, suffix: str = "") -> None:
+    """The charts that update live (and stay as the final view): unique keys per live update."""
+    slots["regret"].plotly_chart(vc.regret_figure(frame, best, labels=LABELS), key=f"regret{suffix}")
+    slots["zoom"].plotly_chart(vc.zoom_figure(frame, best, vc.early_window(T, zoom / 100), labels=LABELS),
+                               key=f"zoom{suffix}")
+    slots["reward"].plotly_chart(vc.reward_figure(frame, labels=LABELS), key=f"reward{suffix}")
+    slots["slack"].plotly_chart(vc.slack_figure(frame, labels=LABELS), key=f"slack{suffix}")
+    slots["default_pulls"].plotly_chart(vc.default_pulls_figure(frame, labels=LABELS), key=f"default_pulls{suffix}")
+
+
+def explain_rule() -> None:
+    """What the constraint means and how the policies enforce it."""
+    st.subheader("The rule: never fall far behind the safe default")
+    left, right = st.columns([3, 2], gap="medium")
+    with left:
+        st.markdown("A **default arm** x₀ pays a known μ₀ every time, with no noise: the treatment everyone "
+                    "already trusts. The learner may try the other arms, but at **every** round t its total "
+                    "reward must stay above what the default would have earned, minus a tolerated share α:")
+        st.latex(r"\sum_{s=1}^{t} r_s \;\ge\; (1-\alpha)\,\mu_0\,t \qquad \text{for every } t")
+        st.markdown("This holds on the run itself (the *sample path*), not only on average.")
+    with right:
+        st.markdown("**GenCB** explores only when it can afford the worst case: *this pull pays 0*. Rewards "
+                    "are never negative, so if what it has already earned still clears the line,")
+        st.latex(r"r_S + N_0\,\mu_0 \;\ge\; (1-\alpha)\,\mu_0\,t,")
+        st.markdown("the rule holds whatever this pull brings; otherwise it plays x₀. So its slack never drops "
+                    "below zero, in any run.")
+        st.caption("The baselines (ConUCB, CLUCB, CLUCB2, C3UCB) check a budget built from **lower confidence "
+                   "bounds** of the arms' means. Early on those bounds are wide, the budget looks small, and they "
+                   "play the default arm more often than they need to: safer on paper, more regret in practice. "
+                   "The unconstrained policy (UCB, LinUCB, C2UCB) ignores the rule.")
+
+
+def layout() -> tuple[dict[str, Any], float]:
+    """The result sections with their explanations; returns chart slots and the zoom share (%)."""
+    slots: dict[str, Any] = {}
+    st.subheader("Regret: what the caution costs")
+    left, right = st.columns([3, 2], gap="medium")
+    slots["regret"] = left.empty()
+    with right:
+        st.markdown("Reward lost against always playing the best arm; flat means it has learned, lower is "
+                    "better. As in seed 001's Figure 1: mean over runs with the min–max band.")
+        st.latex(r"\mathcal{R}_T=\sum_{t=1}^{T}\big(\mu_{\mathrm{best}}-\mu_{x_t}\big),\quad \mu_{x_0}=\mu_0")
+        st.caption("The dashed line is the baseline: a learner that earns exactly (1 − α)·μ₀ each round, the "
+                   "most the rule lets it lose.")
+    st.subheader("The exploration phase, enlarged")
+    left, right = st.columns([3, 2], gap="medium")
+    slots["zoom"] = left.empty()
+    with right:
+        zoom = st.slider("Zoom: first … % of the rounds", 1, 50, 10, 1, key=ZOOM_KEY, bind="query-params",
+                         help="Seed 001 zooms on the first rounds, where the policies differ most.")
+        st.markdown("Early on, the unconstrained policy loses more than the baseline allows. GenCB and the "
+                    "baselines stay at or under it, GenCB closer to the line because it spends its budget "
+                    "on exploration sooner.")
+    st.subheader("Reward against the line it must stay above")
+    left, right = st.columns([3, 2], gap="medium")
+    slots["reward"] = left.empty()
+    right.markdown("Total reward Σ r_s so far; the red dashed line is (1 − α)·μ₀·t. Every conservative policy "
+                   "stays above it; the unconstrained one may dip under it while it explores.")
+    st.subheader("Slack: how much room was left")
+    left, right = st.columns([3, 2], gap="medium")
+    slots["slack"] = left.empty()
+    right.markdown("Slack Σ r_s − (1 − α)·μ₀·t per policy; the rule is broken where it goes below the red zero "
+                   "line (a cross marks the first such round). GenCB's never does, in any run: it explores only "
+                   "while a zero reward would still leave the slack at or above 0, so it hugs the line early on.")
+    st.subheader("Default-arm pulls N₀(t)")
+    left, right = st.columns([3, 2], gap="medium")
+    slots["default_pulls"] = left.empty()
+    right.markdown("How often each policy fell back on the default arm. The lower-confidence-bound baselines "
+                   "hold back more than GenCB; the unconstrained policy never does.")
+    return slots, float(zoom)
+
+
+def summary_table(summary: pd.DataFrame) -> None:
+    """Default pulls, final regret and smallest slack per policy."""
+    st.subheader("Summary over runs")
+    table = pd.DataFrame({
+        "policy": summary["label"],
+        "default pulls N₀(T) (mean)": summary["default_pulls_mean"],
+        "final regret (mean)": summary["cum_regret_mean"],
+        "final regret (min – max)": [f"{lo:.2f} – {hi:.2f}" for lo, hi in
+                                     zip(summary["cum_regret_min"], summary["cum_regret_max"], strict=True)],
+        "min slack": summary["min_slack"],
+    })
+    st.dataframe(table, hide_index=True, column_config={
+        "default pulls N₀(T) (mean)": st.column_config.NumberColumn(format="%.1f"),
+        "final regret (mean)": st.column_config.NumberColumn(format="%.2f"),
+        "min slack": st.column_config.NumberColumn(format="%.4g"),
+    })
+
+
+def downloads(s: sim.ConservativeSettings, frame: pd.DataFrame) -> None:
+    """Per-round CSV and Parquet (made on click) and the settings JSON."""
+    st.subheader("Save this run")
+    stem = f"conservative_{s.problem}_T{s.T}_K{s.K}_seed{s.base_seed}"
+
+    def parquet() -> bytes:
+        buf = io.BytesIO()
+        frame.to_parquet(buf, index=False)
+        return buf.getvalue()
+
+    cols = st.columns(3)
+    cols[0].download_button("Per-round CSV", lambda: frame.to_csv(index=False), f"{stem}.csv", "text/csv",
+                            on_click="ignore", icon=":material/table:", key="cb_dl_csv")
+    cols[1].download_button("Per-round Parquet", parquet, f"{stem}.parquet", "application/vnd.apache.parquet",
+                            on_click="ignore", icon=":material/dataset:", key="cb_dl_parquet")
+    cols[2].download_button("Settings JSON", core_settings.to_json(s), f"{stem}.json", "application/json",
+                            on_click="ignore", icon=":material/settings:", key="cb_dl_json")
+    st.caption("Upload the settings JSON under *Restore a run* to recreate this run exactly (same base seed).")
+
+
+def main() -> None:
+    """The page."""
+    ctx = shell.current()
+    st.title("Conservative bandits: never fall behind the safe default")
+    st.markdown("A learner must try unfamiliar options to find the best one, but here it may never fall more "
+                "than a share α behind what the trusted **default** would have earned. **GenCB** wraps a standard "
+                "learner (UCB, LinUCB, C2UCB) and explores only when even a worthless pull would keep it above "
+                "that line; it is compared with the earlier conservative algorithms and the unconstrained learner.")
+    with st.sidebar:
+        st.divider()
+        st.markdown("#### Conservative bandits")
+        values = controls(ctx)
+    s = settings_or_error(values)
+    if s is None:
+        return
+    st.info(sim.describe_instance(s), icon=":material/casino:")
+    explain_rule()
+    status = st.empty()
+    slots, zoom = layout()
+    key = json.dumps({"settings": core_settings.to_dict(s), "device": ctx.device}, sort_keys=True)
+    result = cached_run(key)
+    from_cache = result is not None
+    if result is None:
+        made = live_run(s, ctx, slots, zoom)
+        result = stored_run(key, lambda: made)
+    frame, summary = result["frame"], result["summary"]
+    status.caption(f"Ran on **{result['device']}** in **{result['precision']}**: {s.T:,} rounds × {s.seeds} "
+                   f"seeds × {len(s.policy_list())} policies in {result['seconds']:.2f} s"
+                   + (" (stored result)" if from_cache else "") + ".")
+    draw_main(slots, frame, result["best"], s.T, zoom)
+    summary_table(summary)
+    downloads(s, frame)
+
+
+main()

@@ -1,0 +1,383 @@
+"""Conservative mean-variance bandits, MV-CBP (seed 001 §4): MV-CUCB against MV-UCB.
+
+Widgets → :class:`MVSettings` → a cached core run (live, in chunks, the first time) → figures.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import json
+import time
+from collections.abc import Callable
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from safebandit_core import settings as core_settings
+from safebandit_core.conservative import mv_sim
+from safebandit_core.conservative.mv import POLICIES, RISK_BOUND, assumption_ok, assumption_text
+from safebandit_core.viz import conservative as vc
+from safebandit_core.viz import mv as vm
+from safebandit_ui import shell
+
+DEFAULT = mv_sim.MVSettings()
+LIVE_EVERY_S = 0.6
+MAX_ROWS = 3_000_000
+UPLOAD_KEY = "mv_upload"
+UPLOAD_MSG_KEY = "mv_upload_message"
+POLICIES_KEY = "mv_policies"
+ZOOM_KEY = "mv_zoom"
+
+
+@dataclasses.dataclass(frozen=True)
+class Control:
+    """A settings field's widget: its key (also its URL parameter), label and range on this page."""
+
+    key: str
+    label: str
+    lo: float
+    hi: float
+    step: float
+
+
+CONTROLS: dict[str, Control] = {
+    "K": Control("mv_K", "K (arms)", 1, 200, 1),
+    "alpha": Control("mv_alpha", "α (tolerated loss)", 0.01, 0.5, 0.01),
+    "mu0": Control("mv_mu0", "μ₀ (default arm's reward)", 0.05, 1.0, 0.01),
+    "rho": Control("mv_rho", "ρ (weight of the mean in MV = ρμ − σ²)", 0.5, 300.0, 0.5),
+    "T": Control("mv_T", "Rounds T", 100, 100_000, 500),
+    "seeds": Control("mv_seeds", "Seeds (independent runs)", 1, 100, 1),
+}
+INT_FIELDS = {"K", "T", "seeds"}
+FIELD_NAMES = {**{f: c.label for f, c in CONTROLS.items()}, "policies": "Policies",
+               "precision": "Precision (sidebar)", "base_seed": "Base seed (sidebar)"}
+
+
+def slider(field: str, help: str) -> float:
+    """A float slider for a settings field, bound to the URL."""
+    c = CONTROLS[field]
+    return st.slider(c.label, float(c.lo), float(c.hi), float(getattr(DEFAULT, field)), float(c.step), key=c.key,
+                     bind="query-params", help=help, format="%.2f" if c.step < 0.5 else "%.1f")
+
+
+def integer(field: str, help: str) -> int:
+    """An integer input for a settings field, bound to the URL."""
+    c = CONTROLS[field]
+    return int(st.number_input(c.label, int(c.lo), int(c.hi), int(getattr(DEFAULT, field)), int(c.step), key=c.key,
+                               bind="query-params", help=help))
+
+
+def restore_from_upload() -> None:
+    """Callback of the uploader: validate the JSON and put its values into the widgets (or say what is wrong)."""
+    file = st.session_state.get(UPLOAD_KEY)
+    if file is None:
+        st.session_state.pop(UPLOAD_MSG_KEY, None)
+        return
+    try:
+        data = json.loads(file.getvalue().decode("utf-8"))
+        if not isinstance(data, dict):
+            raise ValueError("the file must hold one JSON object of settings")
+        kind = data.get("kind", mv_sim.MVSettings.KIND)
+        if kind != mv_sim.MVSettings.KIND:
+            raise ValueError(f"these are settings of the {kind!r} model, not of the mean-variance bandit")
+        s = core_settings.from_dict(mv_sim.MVSettings, data)
+        values = {f: getattr(s, f) for f in CONTROLS}
+        for field, value in values.items():
+            c = CONTROLS[field]
+            if not (c.lo <= value <= c.hi):
+                raise core_settings.SettingsError(field, f"in [{c.lo:g}, {c.hi:g}] on this page", value)
+    except core_settings.SettingsError as err:
+        name = FIELD_NAMES.get(err.field, err.field)
+        shown = "" if err.value is None else f" (the file has {err.value!r})"
+        st.session_state[UPLOAD_MSG_KEY] = ("error", f"{file.name}: **{name}** must be {err.allowed}{shown}.")
+        return
+    except (UnicodeDecodeError, json.JSONDecodeError) as err:
+        st.session_state[UPLOAD_MSG_KEY] = ("error", f"{file.name} is not a JSON file ({err}). Upload a settings "
+                                                     "file saved by this page.")
+        return
+    except (ValueError, TypeError) as err:
+        st.session_state[UPLOAD_MSG_KEY] = ("error", f"{file.name}: {err}.")
+        return
+    for field, value in values.items():
+        st.session_state[CONTROLS[field].key] = int(value) if field in INT_FIELDS else float(value)
+    st.session_state[POLICIES_KEY] = list(s.policies)
+    st.session_state[shell.SEED_KEY] = s.base_seed
+    if s.precision is not None:
+        st.session_state[shell.PRECISION_KEY] = s.precision
+    st.session_state[UPLOAD_MSG_KEY] = ("success", f"Restored the settings of {file.name}.")
+
+
+def guarantee_note(alpha: float, mu0: float, rho: float) -> None:
+    """Say next to the controls whether MV-CUCB's guarantee ρ > 2/(α μ₀) holds for these values."""
+    need = RISK_BOUND / (alpha * mu0)
+    if assumption_ok(alpha, mu0, rho):
+        st.caption(f"Guarantee holds: ρ = {rho:g} > 2/(α·μ₀) = {need:.4g}.")
+    else:
+        st.warning(f"**No guarantee for these values.** {assumption_text(alpha, mu0, rho)} Raise ρ above "
+                   f"{need:.4g} (or raise α or μ₀) to restore it.", icon=":material/warning:")
+
+
+def controls(ctx: shell.RunContext) -> dict[str, Any]:
+    """Draw the page's controls; return the settings fields they chose."""
+    v: dict[str, Any] = {}
+    st.markdown("**Arms and risk**")
+    v["K"] = integer("K", "Number of arms; their means go in equal steps from 0.8 down to 0.2 (Bernoulli, so "
+                          "variance μ(1 − μ)).")
+    v["rho"] = slider("rho", "How much the mean counts against the variance: large ρ cares mostly about the mean, "
+                             "small ρ prefers steady arms.")
+    st.markdown("**The constraint**")
+    v["alpha"] = slider("alpha", "The share of the default arm's mean-variance the learner may give up while it "
+                                 "explores.")
+    v["mu0"] = slider("mu0", "What the safe default arm pays every time (variance 0), so MV₀ = ρ·μ₀.")
+    guarantee_note(v["alpha"], v["mu0"], v["rho"])
+    st.markdown("**Runs**")
+    cols = st.columns(2)
+    with cols[0]:
+        v["T"] = integer("T", "Rounds per run.")
+    with cols[1]:
+        v["seeds"] = integer("seeds", "Independent runs, each on its own reward stream; the charts show their "
+                                      "mean and min–max band.")
+    v["policies"] = tuple(st.multiselect("Compare", POLICIES, default=list(DEFAULT.policies), key=POLICIES_KEY,
+                                         format_func=vm.LABELS.get, bind="query-params",
+                                         help="Both policies see the same reward draws in each run."))
+    st.markdown("**Restore a run**")
+    st.file_uploader("Settings JSON saved by this page", type=["json"], key=UPLOAD_KEY,
+                     on_change=restore_from_upload, help="Restores every control (and the base seed) from the file.")
+    message = st.session_state.get(UPLOAD_MSG_KEY)
+    if message:
+        (st.error if message[0] == "error" else st.success)(message[1])
+    v["base_seed"], v["precision"] = ctx.base_seed, ctx.precision
+    return v
+
+
+def settings_or_error(values: dict[str, Any]) -> mv_sim.MVSettings | None:
+    """Build and check the settings; on a problem show what to change and return None."""
+    try:
+        s = mv_sim.MVSettings(**values).validate()
+    except core_settings.SettingsError as err:
+        name = FIELD_NAMES.get(err.field, err.field)
+        shown = "" if err.value is None else f" (now {err.value!r})"
+        st.error(f"**{name}** must be {err.allowed}{shown}. Change it to run.", icon=":material/error:")
+        return None
+    rows = len(s.policies) * s.seeds * s.T
+    if rows > MAX_ROWS:
+        st.error(f"**Rounds T × Seeds × policies** is {rows / 1e6:.1f} million per-round rows; this page keeps at "
+                 f"most {MAX_ROWS / 1e6:g} million. Lower T or Seeds to run.", icon=":material/error:")
+        return None
+    return s
+
+
+def chunk_size(T: int) -> int:
+    """Rounds per live update: a few hundred for short runs, about 20 updates for long ones (few compilations)."""
+    for c in (5_000, 500):
+        if T % c == 0 and T // c >= 10:
+            return c
+    return 500
+
+
+class _Miss(Exception):
+    """Raised to probe the result cache without filling it."""
+
+
+@st.cache_data(max_entries=8, max_size="1GB", show_spinner=False)
+def stored_run(key: str, _make: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    """The finished run for ``key`` (settings + device): computed once by ``_make``, then copied to callers."""
+    return _make()
+
+
+def _miss() -> dict[str, Any]:
+    raise _Miss
+
+
+def cached_run(key: str) -> dict[str, Any] | None:
+    """The stored run for ``key``, or None without storing anything."""
+    try:
+        return stored_run(key, _miss)
+    except _Miss:
+        return None
+
+
+def tidy(s: mv_sim.MVSettings, outputs: dict[str, Any]) -> dict[str, Any]:
+    """Per-round frame, per-policy summary and the arm table of the rounds done so far."""
+    return {"frame": mv_sim.tidy_frame(s, outputs), "summary": mv_sim.summary(s, outputs),
+            "arms": mv_sim.arm_table(s, outputs)}
+
+
+def live_run(s: mv_sim.MVSettings, ctx: shell.RunContext, slots: dict[str, Any], zoom: float) -> dict[str, Any]:
+    """Run in chunks, updating a progress bar and (for runs longer than a moment) the main charts."""
+    bar = st.progress(0.0, text="Compiling for this shape (only the first run of a shape)…")
+    start = last_draw = time.perf_counter()
+    outputs: dict[str, Any] = {}
+    for i, chunk in enumerate(mv_sim.simulate(s, ctx.device, chunk=chunk_size(s.T))):
+        outputs = chunk.outputs
+        bar.progress(chunk.fraction, text=f"Round {chunk.t_done:,} of {s.T:,}")
+        if not chunk.done and time.perf_counter() - last_draw > LIVE_EVERY_S:
+            draw_main(slots, s, tidy(s, outputs), zoom, suffix=f"-live-{i}")
+            last_draw = time.perf_counter()
+    seconds = time.perf_counter() - start
+    bar.empty()
+    return {**tidy(s, outputs), "device": ctx.device_label, "precision": mv_sim.precision_of(s, ctx.device),
+            "seconds": seconds}
+
+
+def draw_main(slots: dict[str, Any], s: mv_sim.MVSettings, result: dict[str, Any], zoom: float,
+              suffix: str = "") -> None:
+    """The charts that update live (and stay as the final view): unique keys per live update."""
+    frame, arms = result["frame"], result["arms"]
+    best = vm.best_mv(arms)
+    slots["regret"].plotly_chart(vm.regret_figure(frame, best), key=f"regret{suffix}")
+    slots["zoom"].plotly_chart(vm.zoom_figure(frame, best, vc.early_window(s.T, zoom / 100)), key=f"zoom{suffix}")
+    slots["slack"].plotly_chart(vm.slack_figure(frame), key=f"slack{suffix}")
+    slots["default_pulls"].plotly_chart(vm.default_pulls_figure(frame), key=f"default_pulls{suffix}")
+    slots["arms"].plotly_chart(vm.arms_figure(arms, s.rho), key=f"arms{suffix}")
+
+
+def explain_rule(s: mv_sim.MVSettings) -> None:
+    """What mean-variance means, the constraint, and whether it is guaranteed here."""
+    st.subheader("The rule: keep the run's mean-variance near the default's")
+    left, right = st.columns([3, 2], gap="medium")
+    with left:
+        st.markdown("Here a good arm pays well **and** steadily. An arm's score is its mean-variance; the "
+                    "default arm x₀ pays μ₀ with no spread, so MV₀ = ρ·μ₀:")
+        st.latex(r"\mathrm{MV}_x=\rho\,\mu_x-\sigma_x^2")
+        st.markdown("The learner's own run, default pulls included, must keep its empirical mean-variance above "
+                    "a share 1 − α of the default's at **every** round:")
+        st.latex(r"\widehat{\mathrm{MV}}_t=\rho\,\bar r_t-\frac1t\sum_{s\le t}(r_s-\bar r_t)^2"
+                 r"\;\ge\;(1-\alpha)\,\mathrm{MV}_0\quad\text{for every } t")
+    with right:
+        st.markdown("**MV-CUCB** explores only when its path could absorb the worst a single pull can do to "
+                    "the path's mean-variance (at most 2 for rewards in [0, 1]); otherwise it plays x₀. "
+                    "**MV-UCB** ignores the rule.")
+        st.latex(r"\text{guarantee needs}\quad \rho>\frac{2}{\alpha\,\mu_0}")
+        if assumption_ok(s.alpha, s.mu0, s.rho):
+            st.success(assumption_text(s.alpha, s.mu0, s.rho), icon=":material/verified:")
+        else:
+            st.warning(assumption_text(s.alpha, s.mu0, s.rho), icon=":material/warning:")
+
+
+def verdict(frame: pd.DataFrame) -> None:
+    """One metric per policy: was the constraint broken in this run, and its smallest slack."""
+    neg = vm.negative_slack(frame)
+    cols = st.columns(max(len(neg), 1))
+    for col, row in zip(cols, neg.itertuples(index=False), strict=False):
+        broken = row.runs_broken > 0
+        value = f"broken in {row.runs_broken} of {row.runs} runs" if broken else "held in every run"
+        col.metric(f"{row.policy}: constraint", value, delta=f"{row.min_slack:.3g} smallest slack",
+                   delta_color="normal", help="Broken means the slack t·MV̂ₜ − (1 − α)·MV₀·t went below 0 in "
+                                              "some round of a run.")
+
+
+def layout() -> tuple[dict[str, Any], float]:
+    """The result sections with their explanations; returns chart slots and the zoom share (%)."""
+    slots: dict[str, Any] = {}
+    st.subheader("Regret T·R̃ₜ")
+    left, right = st.columns([3, 2], gap="medium")
+    slots["regret"] = left.empty()
+    with right:
+        st.markdown("Mean-variance regret in the cumulative form seed 001 plots: the mean-variance lost against "
+                    "the best arm, plus a penalty for switching between arms of different means (that "
+                    "switching itself adds variance). Mean over runs with the min–max band.")
+        st.caption("The dashed line is the baseline (1 − α)·MV₀·T, drawn as the regret of a run that earns "
+                   "exactly (1 − α)·MV₀ each round: MV*·t − (1 − α)·MV₀·t.")
+    st.subheader("The exploration phase, enlarged")
+    left, right = st.columns([3, 2], gap="medium")
+    slots["zoom"] = left.empty()
+    with right:
+        zoom = st.slider("Zoom: first … % of the rounds", 1, 50, 10, 1, key=ZOOM_KEY, bind="query-params",
+                         help="Seed 001 zooms on the first rounds, where the policies differ most.")
+        st.markdown("MV-UCB loses more than the baseline while it tries every arm; MV-CUCB follows the baseline, "
+                    "and pays only a constant extra regret overall.")
+    st.subheader("Slack: was the constraint kept?")
+    slots["verdict"] = st.container()
+    left, right = st.columns([3, 2], gap="medium")
+    slots["slack"] = left.empty()
+    right.markdown("Slack t·MV̂ₜ − (1 − α)·MV₀·t per policy; the constraint is broken where it goes below the red "
+                   "zero line, and a cross marks the first such round. With ρ above the threshold MV-CUCB's "
+                   "never does; below it, it may.")
+    st.subheader("Default-arm pulls N₀(t)")
+    left, right = st.columns([3, 2], gap="medium")
+    slots["default_pulls"] = left.empty()
+    right.markdown("How often each policy fell back on the default arm. MV-UCB never does.")
+    st.subheader("The arms in the mean–variance plane")
+    slots["arms"] = st.empty()
+    st.caption("Each ring is an arm at (mean, variance); the default arm is the diamond at (μ₀, 0). Arms on the "
+               "dashed line σ² = ρμ − MV* are exactly as good as the best arm (star); arms right of it would be "
+               "better. A dot's area is how often the policy pulled that arm per run.")
+    return slots, float(zoom)
+
+
+def summary_table(summary: pd.DataFrame) -> None:
+    """Default pulls, final regret and smallest slack per policy."""
+    st.subheader("Summary over runs")
+    table = pd.DataFrame({
+        "policy": summary["policy"].map(vm.LABELS),
+        "default pulls N₀(T) (mean)": summary["default_pulls_mean"],
+        "final T·R̃ (mean)": summary["regret_mean"],
+        "final T·R̃ (min – max)": [f"{lo:.2f} – {hi:.2f}" for lo, hi in
+                                  zip(summary["regret_min"], summary["regret_max"], strict=True)],
+        "min slack": summary["min_slack"],
+    })
+    st.dataframe(table, hide_index=True, column_config={
+        "default pulls N₀(T) (mean)": st.column_config.NumberColumn(format="%.1f"),
+        "final T·R̃ (mean)": st.column_config.NumberColumn(format="%.2f"),
+        "min slack": st.column_config.NumberColumn(format="%.4g"),
+    })
+
+
+def downloads(s: mv_sim.MVSettings, frame: pd.DataFrame) -> None:
+    """Per-round CSV and Parquet (made on click) and the settings JSON."""
+    st.subheader("Save this run")
+    stem = f"mean_variance_T{s.T}_K{s.K}_rho{s.rho:g}_seed{s.base_seed}"
+
+    def parquet() -> bytes:
+        buf = io.BytesIO()
+        frame.to_parquet(buf, index=False)
+        return buf.getvalue()
+
+    cols = st.columns(3)
+    cols[0].download_button("Per-round CSV", lambda: frame.to_csv(index=False), f"{stem}.csv", "text/csv",
+                            on_click="ignore", icon=":material/table:", key="mv_dl_csv")
+    cols[1].download_button("Per-round Parquet", parquet, f"{stem}.parquet", "application/vnd.apache.parquet",
+                            on_click="ignore", icon=":material/dataset:", key="mv_dl_parquet")
+    cols[2].download_button("Settings JSON", core_settings.to_json(s), f"{stem}.json", "application/json",
+                            on_click="ignore", icon=":material/settings:", key="mv_dl_json")
+    st.caption("Upload the settings JSON under *Restore a run* to recreate this run exactly (same base seed).")
+
+
+def main() -> None:
+    """The page."""
+    ctx = shell.current()
+    st.title("Mean-variance bandits: safe and steady")
+    st.markdown("When a steady outcome matters as much as a good one (a portfolio, a dosing schedule), the learner "
+                "scores arms by **mean-variance** and must keep its own run's mean-variance close to that of a "
+                "known, riskless **default**. **MV-CUCB** does so with certainty when ρ is large enough; **MV-UCB** "
+                "learns without the rule.")
+    with st.sidebar:
+        st.divider()
+        st.markdown("#### Mean-variance bandit")
+        values = controls(ctx)
+    s = settings_or_error(values)
+    if s is None:
+        return
+    explain_rule(s)
+    status = st.empty()
+    slots, zoom = layout()
+    key = json.dumps({"settings": core_settings.to_dict(s), "device": ctx.device}, sort_keys=True)
+    result = cached_run(key)
+    from_cache = result is not None
+    if result is None:
+        made = live_run(s, ctx, slots, zoom)
+        result = stored_run(key, lambda: made)
+    status.caption(f"Ran on **{result['device']}** in **{result['precision']}**: {s.T:,} rounds × {s.seeds} "
+                   f"seeds × {len(s.policies)} policies in {result['seconds']:.2f} s"
+                   + (" (stored result)" if from_cache else "") + ".")
+    draw_main(slots, s, result, zoom)
+    with slots["verdict"]:
+        verdict(result["frame"])
+    summary_table(result["summary"])
+    downloads(s, result["frame"])
+
+
+main()

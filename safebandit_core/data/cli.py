@@ -1,0 +1,92 @@
+"""``python -m safebandit_core battery``: the NASA Li-ion replay of seed 000 §7 from the command line.
+
+Prints ONE summary object: the first policy's figures (HPC-UCB's by default) at the top level,
+shared fields beside them, and every policy's figures under ``by_policy``.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from .. import cli, device
+from ..dose.policies import NAMES
+from ..settings import SettingsError
+from . import experiment
+from .battery import BatteryDataError
+from .embed import HASH_EMBEDDER, SENTENCE_EMBEDDER, EmbedderUnavailable
+
+HELP = "NASA Li-ion battery replay (seed 000 §7): fit on half of a NASA file, replay HPC-UCB, eps-Greedy, On-Expectation."
+
+_FLAGS = {"d": "--dim", "T": "--T", "tau": "--tau", "seeds": "--seeds", "fit_lam": "--fit-lam", "lam": "--lam",
+          "delta": "--delta", "delta_prime": "--delta-prime", "eps": "--eps", "base_seed": "--base-seed",
+          "precision": "--precision", "policies": "--policy", "policy": "--policy"}
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """Flags of the ``battery`` command."""
+    p.add_argument("--data", default=None, metavar="FILE.mat",
+                   help="a NASA randomized-usage .mat file (e.g. RW9.mat); default: the embedded RW26 table")
+    p.add_argument("--tau", type=float, default=experiment.TAUS[0], help="cost limit tau > 0 (the paper: 0.1, 0.2)")
+    p.add_argument("--T", type=int, default=None,
+                   help="rounds >= 1 (default: every replay round; more goes through them again)")
+    p.add_argument("--dim", type=int, default=experiment.DEFAULT_DIM, help="hash-embedding size d >= 1")
+    p.add_argument("--embedder", default=HASH_EMBEDDER, help="hash, or sentence (with --model)")
+    p.add_argument("--model", default=None, help="a local sentence-transformers model (directory or cached name)")
+    p.add_argument("--fit-lam", type=float, default=experiment.DEFAULT_FIT_LAM,
+                   help="ridge of the ground-truth fit > 0 (sets the norm bound S)")
+    p.add_argument("--policy", default="all", help=f"one of {', '.join(NAMES)}, or 'all' (default)")
+    p.add_argument("--seeds", type=int, default=1, help="noise seeds >= 1")
+    p.add_argument("--base-seed", type=int, default=0, help="first seed")
+    p.add_argument("--delta", type=float, default=0.05, help="violation probability delta in (0,1)")
+    p.add_argument("--delta-prime", type=float, default=0.05, help="estimation confidence in (0,1)")
+    p.add_argument("--lam", type=float, default=1.0, help="the learner's ridge lambda > 0")
+    p.add_argument("--eps", type=float, default=0.5, help="epsilon of eps-Greedy in [0,1]")
+    p.add_argument("--device", default=None, help="cpu, gpu or an id like gpu:1 (default: GPU when present)")
+    p.add_argument("--precision", default="auto", help="float64, float32 or auto (float64 on CPU, float32 on GPU)")
+    p.add_argument("--json", action="store_true", help="print exactly one JSON object")
+
+
+def _embedder(args: argparse.Namespace) -> str:
+    if args.embedder == HASH_EMBEDDER:
+        return HASH_EMBEDDER
+    if args.embedder in ("sentence", SENTENCE_EMBEDDER):
+        if not args.model:
+            raise cli.CliError("error: --embedder sentence needs --model (a local sentence-transformers model)")
+        return f"{SENTENCE_EMBEDDER}:{args.model}"
+    raise cli.CliError(f"error: --embedder must be hash or sentence (got {args.embedder!r})")
+
+
+def run_command(args: argparse.Namespace) -> int:
+    """Check the flags, fit, replay, print the summary."""
+    if args.policy != "all" and args.policy not in NAMES:
+        raise cli.CliError(f"error: --policy must be one of {', '.join(NAMES)}, all (got {args.policy!r})")
+    policies = experiment.POLICIES if args.policy == "all" else (args.policy,)
+    embedder = _embedder(args)
+    try:
+        experiment.check_request(tau=args.tau, T=args.T, dim=args.dim, seeds=args.seeds)
+    except SettingsError as err:
+        raise cli.CliError(cli.settings_error_line(err, _FLAGS)) from None
+    try:
+        device.resolve(args.device)
+    except ValueError as err:
+        raise cli.CliError(f"error: --{err}") from None
+    try:
+        run = experiment.prepare(args.data, dim=args.dim, embedder=embedder, tau=args.tau, T=args.T,
+                                 seeds=args.seeds, precision=args.precision, policies=policies,
+                                 fit_lam=args.fit_lam, base_seed=args.base_seed, delta=args.delta,
+                                 delta_prime=args.delta_prime, lam=args.lam, eps=args.eps)
+        experiment.check_contexts_fit(run, args.device)
+    except SettingsError as err:
+        raise cli.CliError(cli.settings_error_line(err, _FLAGS)) from None
+    except (BatteryDataError, EmbedderUnavailable, ValueError) as err:
+        raise cli.CliError(f"error: {err}") from None
+    outputs, seconds = experiment.run_replay(run, args.device)
+    result = experiment.summary_row(run, outputs, seconds=seconds, device=args.device)
+    lines = [f"battery replay of {run.source}: {run.settings.T} rounds x {run.settings.seeds} seeds, d = "
+             f"{run.settings.d}, tau = {run.settings.tau:g} on {result['device']} ({result['precision']}), "
+             f"{seconds:.2f} s"]
+    cli.emit(result, args.json, lines)
+    return 0
+
+
+run = run_command

@@ -1,0 +1,104 @@
+"""``python -m safebandit_core replay``: list the papers' experiments, or run one at any size.
+
+``--list`` prints one line per preset. ``--preset NAME`` runs it (default: its quick size;
+``--full`` for the paper's; ``--seeds``/``--T`` override either) and prints its summary rows:
+with ``--json`` exactly one JSON document, a list of rows ``{preset, cell, policy, label,
+settings, metric, value, ci_low, ci_high, paper_value, paper_low, paper_high}``. ``--out DIR``
+writes the export bundle (see :mod:`safebandit_core.export`) to ``DIR/<preset>_T<T>_seeds<N>.zip``.
+Bad input exits with code 2 and one line naming the flag and what it allows.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from .cli import CliError, emit, settings_error_line
+from .settings import SettingsError
+
+HELP = "Replay an experiment of either paper (Table 1, Figures 1 and 2, the appendix grids) at any size."
+
+FLAGS = {"preset": "--preset", "seeds": "--seeds", "T": "--T", "base_seed": "--base-seed",
+         "precision": "--precision"}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The subcommand's flags."""
+    parser.add_argument("--list", action="store_true", help="list the presets, one line each")
+    parser.add_argument("--preset", default=None, help="the preset to run (see --list)")
+    parser.add_argument("--seeds", type=int, default=None, help="runs per setting (default: the preset's quick size)")
+    parser.add_argument("--T", type=int, default=None, help="rounds per run (default: the preset's quick size)")
+    parser.add_argument("--full", action="store_true", help="the paper's size (its seeds and T)")
+    parser.add_argument("--base-seed", type=int, default=0, help="run i of a setting uses PRNGKey(base_seed + i)")
+    parser.add_argument("--precision", default="auto", help="auto, float64 or float32 (auto: the device's default)")
+    parser.add_argument("--device", default=None, help="cpu, gpu or gpu:N (default: a GPU when present)")
+    parser.add_argument("--no-shard", action="store_true", help="keep the run on one device even if several exist")
+    parser.add_argument("--json", action="store_true", help="print exactly one JSON document (a list of rows)")
+    parser.add_argument("--out", default=None, metavar="DIR", help="write the export bundle (zip) into DIR")
+
+
+def _out_dir(path: str | None) -> Path | None:
+    """Check ``--out`` before running: an existing folder, or a new one whose parent exists."""
+    if path is None:
+        return None
+    p = Path(path)
+    if p.exists() and not p.is_dir():
+        raise CliError(f"error: --out must be a folder (got the file {path!r})")
+    if not p.exists() and not p.parent.is_dir():
+        raise CliError(f"error: --out folder's parent {str(p.parent)!r} does not exist")
+    return p
+
+
+def run(args: argparse.Namespace) -> int:
+    """List, or validate, run, print (and write the bundle with ``--out``)."""
+    from . import presets
+
+    if args.list:
+        for p in presets.PRESETS.values():
+            print(p.line())
+        return 0
+    if args.preset is None:
+        raise CliError("error: give --list, or --preset NAME with NAME one of " + ", ".join(presets.NAMES))
+    out_dir = _out_dir(args.out)
+    try:
+        preset = presets.get(args.preset)
+        seeds = args.seeds if args.seeds is not None else (preset.full_seeds if args.full else preset.quick_seeds)
+        T = args.T if args.T is not None else (preset.full_T if args.full else preset.quick_T)
+        run_settings = presets.PresetRun(preset=args.preset, seeds=seeds, T=T, base_seed=args.base_seed,
+                                         precision=args.precision).validate()
+    except SettingsError as err:
+        raise CliError(settings_error_line(err, FLAGS)) from None
+    from . import device as _device
+
+    try:
+        _device.resolve(args.device)
+    except ValueError as err:
+        raise CliError(f"error: --{err}") from None
+    result = presets.run_preset(run_settings, device=args.device, shard=False if args.no_shard else None)
+    summary = result.summary()
+    rows = presets.summary_rows(summary)
+    if out_dir is not None:
+        from .export import preset_bundle
+
+        out_dir.mkdir(exist_ok=True)
+        target = out_dir / f"{preset.name}_T{T}_seeds{seeds}.zip"
+        target.write_bytes(preset_bundle(result))
+    lines = [f"{preset.artefact} of seed {preset.paper}: {preset.title}",
+             f"{seeds} seeds × T = {T:,} on {result.device} in {result.precision}: {result.seconds:.2f} s"]
+    if out_dir is not None:
+        lines.append(f"bundle: {target}")
+    if args.json:
+        emit(rows, True)
+    else:
+        _print_table(lines, rows)
+    return 0
+
+
+def _print_table(lines: list[str], rows: list[dict]) -> None:
+    for line in lines:
+        print(line)
+    for r in rows:
+        settings = ", ".join(f"{k}={v}" for k, v in r["settings"].items() if k not in ("T", "seeds"))
+        ci = "" if r["ci_low"] is None else f"  [{r['ci_low']:.4g}, {r['ci_high']:.4g}]"
+        paper = "" if r["paper_value"] is None else f"  (paper: {r['paper_value']})"
+        print(f"  {settings:<24} {r['label']:<15} {r['metric']:<15} {r['value']:.4g}{ci}{paper}")
