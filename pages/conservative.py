@@ -5,11 +5,8 @@ Widgets → :class:`ConservativeSettings` → a cached core run (live, in chunks
 
 from __future__ import annotations
 
-import dataclasses
-import io
-import json
+import functools
 import time
-from collections.abc import Callable
 from typing import Any
 
 import pandas as pd
@@ -19,29 +16,16 @@ from safebandit_core import settings as core_settings
 from safebandit_core.conservative import sim
 from safebandit_core.conservative.stream import BASELINE, LABELS, MAX_CCCB_ARMS, POLICIES, PROBLEMS, UNCONSTRAINED
 from safebandit_core.viz import conservative as vc
-from safebandit_ui import shell
+from safebandit_ui import pagekit, shell
+from safebandit_ui.pagekit import Control
 
 DEFAULT = sim.ConservativeSettings()
 LIVE_EVERY_S = 0.6
 MAX_ROWS = 3_000_000
-UPLOAD_KEY = "cb_upload"
-UPLOAD_MSG_KEY = "cb_upload_message"
 PROBLEM_KEY = "cb_problem"
 AUTO_KEY = "cb_mu0_auto"
 DERIVED_KEY = "cb_mu0_derived"
 ZOOM_KEY = "cb_zoom"
-
-
-@dataclasses.dataclass(frozen=True)
-class Control:
-    """A settings field's widget: its key (also its URL parameter), label, range and default on this page."""
-
-    key: str
-    label: str
-    lo: float
-    hi: float
-    step: float
-    default: float
 
 
 CONTROLS: dict[str, Control] = {
@@ -58,12 +42,9 @@ CONTROLS: dict[str, Control] = {
     "L": Control("cb_L", "Bound L on ‖x‖", 0.1, 10.0, 0.1, DEFAULT.L),
     "S": Control("cb_S", "Bound S on ‖θ*‖ (0: automatic)", 0.0, 100.0, 0.1, 0.0),
 }
-INT_FIELDS = {"K", "K_lin", "d", "m", "T", "seeds"}
-FIELD_NAMES = {"problem": "Problem", "policies": "Policies", "K": "K (arms)", "d": CONTROLS["d"].label,
-               "m": CONTROLS["m"].label, "alpha": CONTROLS["alpha"].label, "mu0": "μ₀ (default arm's reward)",
-               "T": CONTROLS["T"].label, "seeds": CONTROLS["seeds"].label, "lam": CONTROLS["lam"].label,
-               "L": CONTROLS["L"].label, "S": "Bound S on ‖θ*‖", "precision": "Precision (sidebar)",
-               "base_seed": "Base seed (sidebar)"}
+slider = functools.partial(pagekit.slider, CONTROLS)
+integer = functools.partial(pagekit.integer, CONTROLS)
+number = functools.partial(pagekit.number, CONTROLS)
 
 
 def policies_key(problem: str) -> str:
@@ -81,80 +62,33 @@ def mu0_field(problem: str) -> str:
     return "mu0_super" if problem == "cccb" else "mu0"
 
 
-def slider(field: str, help: str) -> float:
-    """A float slider for a settings field, bound to the URL."""
-    c = CONTROLS[field]
-    return st.slider(c.label, float(c.lo), float(c.hi), float(c.default), float(c.step), key=c.key,
-                     bind="query-params", help=help, format="%.3f" if c.step < 0.01 else "%.2f")
+def restored_values(s: sim.ConservativeSettings) -> dict[str, float]:
+    """The control values of uploaded settings: only the controls their problem shows."""
+    k_field = "K" if s.problem == "cmab" else "K_lin"
+    values: dict[str, float] = {k_field: s.K, "alpha": s.alpha, "T": s.T, "seeds": s.seeds, "lam": s.lam,
+                                "L": s.L, "S": 0.0 if s.S is None else s.S}
+    if s.problem != "cmab":
+        values["d"] = s.d
+    if s.problem == "cccb":
+        values["m"] = s.m
+    if s.mu0 is not None:
+        values[mu0_field(s.problem)] = s.mu0
+    return values
 
 
-def integer(field: str, help: str) -> int:
-    """An integer input for a settings field, bound to the URL."""
-    c = CONTROLS[field]
-    return int(st.number_input(c.label, int(c.lo), int(c.hi), int(c.default), int(c.step), key=c.key,
-                               bind="query-params", help=help))
-
-
-def number(field: str, help: str) -> float:
-    """A float input for a settings field, bound to the URL."""
-    c = CONTROLS[field]
-    return float(st.number_input(c.label, float(c.lo), float(c.hi), float(c.default), float(c.step), key=c.key,
-                                 bind="query-params", help=help))
-
-
-def check_range(field: str, value: float) -> None:
-    """Raise :class:`SettingsError` when an uploaded value lies outside this page's control."""
-    c = CONTROLS[field]
-    if not (c.lo <= value <= c.hi):
-        raise core_settings.SettingsError(field, f"in [{c.lo:g}, {c.hi:g}] on this page", value)
-
-
-def restore_from_upload() -> None:
-    """Callback of the uploader: validate the JSON and put its values into the widgets (or say what is wrong)."""
-    file = st.session_state.get(UPLOAD_KEY)
-    if file is None:
-        st.session_state.pop(UPLOAD_MSG_KEY, None)
-        return
-    try:
-        data = json.loads(file.getvalue().decode("utf-8"))
-        if not isinstance(data, dict):
-            raise ValueError("the file must hold one JSON object of settings")
-        kind = data.get("kind", sim.ConservativeSettings.KIND)
-        if kind != sim.ConservativeSettings.KIND:
-            raise ValueError(f"these are settings of the {kind!r} model, not of the conservative bandits")
-        s = core_settings.from_dict(sim.ConservativeSettings, data)
-        k_field = "K" if s.problem == "cmab" else "K_lin"
-        values: dict[str, float] = {k_field: s.K, "alpha": s.alpha, "T": s.T, "seeds": s.seeds, "lam": s.lam,
-                                    "L": s.L, "S": 0.0 if s.S is None else s.S}
-        if s.problem != "cmab":
-            values["d"] = s.d
-        if s.problem == "cccb":
-            values["m"] = s.m
-        if s.mu0 is not None:
-            values[mu0_field(s.problem)] = s.mu0
-        for field, value in values.items():
-            check_range(field, value)
-    except core_settings.SettingsError as err:
-        name = FIELD_NAMES.get(err.field, CONTROLS[err.field].label if err.field in CONTROLS else err.field)
-        shown = "" if err.value is None else f" (the file has {err.value!r})"
-        st.session_state[UPLOAD_MSG_KEY] = ("error", f"{file.name}: **{name}** must be {err.allowed}{shown}.")
-        return
-    except (UnicodeDecodeError, json.JSONDecodeError) as err:
-        st.session_state[UPLOAD_MSG_KEY] = ("error", f"{file.name} is not a JSON file ({err}). Upload a settings "
-                                                     "file saved by this page.")
-        return
-    except (ValueError, TypeError) as err:
-        st.session_state[UPLOAD_MSG_KEY] = ("error", f"{file.name}: {err}.")
-        return
+def restore_extra(s: sim.ConservativeSettings) -> None:
+    """The restored problem, μ₀ toggle and policies, which have no :class:`pagekit.Control`."""
     st.session_state[PROBLEM_KEY] = s.problem
-    for field, value in values.items():
-        st.session_state[CONTROLS[field].key] = int(value) if field in INT_FIELDS else float(value)
     st.session_state[AUTO_KEY] = s.mu0 is None
     st.session_state[policies_key(s.problem)] = list(s.policy_list())
-    st.session_state[shell.SEED_KEY] = s.base_seed
-    if s.precision is not None:
-        st.session_state[shell.PRECISION_KEY] = s.precision
-    st.session_state[UPLOAD_MSG_KEY] = ("success", f"Restored the settings of {file.name}.")
+
+
+FORM = pagekit.SettingsForm(
+    sim.ConservativeSettings, "the conservative bandits", CONTROLS, "cb_upload",
+    int_fields=frozenset({"K", "K_lin", "d", "m", "T", "seeds"}),
+    field_names={"problem": "Problem", "policies": "Policies", "S": "Bound S on ‖θ*‖",
+                 "precision": "Precision (sidebar)", "base_seed": "Base seed (sidebar)"},
+    values_of=restored_values, restore_extra=restore_extra)
 
 
 def derived_mu0(problem: str, K: int, d: int, m: int, ctx: shell.RunContext) -> float | None:
@@ -235,64 +169,16 @@ def controls(ctx: shell.RunContext) -> dict[str, Any]:
         v["L"] = number("L", "Bound on the feature vectors' norm that the instance respects and the policies use.")
         S = number("S", "Bound on ‖θ*‖ the policies assume; 0 keeps the default (√K for CMAB's CLUCB, else 1).")
         v["S"] = None if S == 0 else S
-    st.markdown("**Restore a run**")
-    st.file_uploader("Settings JSON saved by this page", type=["json"], key=UPLOAD_KEY,
-                     on_change=restore_from_upload, help="Restores every control (and the base seed) from the file.")
-    message = st.session_state.get(UPLOAD_MSG_KEY)
-    if message:
-        (st.error if message[0] == "error" else st.success)(message[1])
+    pagekit.restore_section(FORM)
     v["base_seed"], v["precision"] = ctx.base_seed, ctx.precision
     return v
 
 
-def settings_or_error(values: dict[str, Any]) -> sim.ConservativeSettings | None:
-    """Build and check the settings; on a problem show what to change and return None."""
-    try:
-        if not values["policies"]:
-            raise core_settings.SettingsError("policies", "at least one policy")
-        s = sim.ConservativeSettings(**values).validate()
-    except core_settings.SettingsError as err:
-        name = FIELD_NAMES.get(err.field, err.field)
-        shown = "" if err.value is None else f" (now {err.value!r})"
-        st.error(f"**{name}** must be {err.allowed}{shown}. Change it to run.", icon=":material/error:")
-        return None
-    rows = len(s.policy_list()) * s.seeds * s.T
-    if rows > MAX_ROWS:
-        st.error(f"**Rounds T × Seeds × policies** is {rows / 1e6:.1f} million per-round rows; this page keeps at "
-                 f"most {MAX_ROWS / 1e6:g} million. Lower T or Seeds (or compare fewer policies) to run.",
-                 icon=":material/error:")
-        return None
-    return s
-
-
-def chunk_size(T: int) -> int:
-    """Rounds per live update: a few hundred for short runs, about 20 updates for long ones (few compilations)."""
-    for c in (5_000, 500):
-        if T % c == 0 and T // c >= 10:
-            return c
-    return 500
-
-
-class _Miss(Exception):
-    """Raised to probe the result cache without filling it."""
-
-
-@st.cache_data(max_entries=8, max_size="1GB", show_spinner=False)
-def stored_run(key: str, _make: Callable[[], dict[str, Any]]) -> dict[str, Any]:
-    """The finished run for ``key`` (settings + device): computed once by ``_make``, then copied to callers."""
-    return _make()
-
-
-def _miss() -> dict[str, Any]:
-    raise _Miss
-
-
-def cached_run(key: str) -> dict[str, Any] | None:
-    """The stored run for ``key``, or None without storing anything."""
-    try:
-        return stored_run(key, _miss)
-    except _Miss:
-        return None
+def build_settings(values: dict[str, Any]) -> sim.ConservativeSettings:
+    """The checked settings, with at least one policy (raises :class:`SettingsError`)."""
+    if not values["policies"]:
+        raise core_settings.SettingsError("policies", "at least one policy")
+    return sim.ConservativeSettings(**values).validate()
 
 
 def live_run(s: sim.ConservativeSettings, ctx: shell.RunContext, slots: dict[str, Any], zoom: float
@@ -301,7 +187,7 @@ def live_run(s: sim.ConservativeSettings, ctx: shell.RunContext, slots: dict[str
     bar = st.progress(0.0, text="Compiling for this shape (only the first run of a shape)…")
     start = last_draw = time.perf_counter()
     result = None
-    for i, result in enumerate(sim.simulate(s, ctx.device, chunk=chunk_size(s.T))):
+    for i, result in enumerate(sim.simulate(s, ctx.device, chunk=pagekit.chunk_size(s.T))):
         bar.progress(result.fraction, text=f"Round {result.t_done:,} of {s.T:,}")
         if not result.done and time.perf_counter() - last_draw > LIVE_EVERY_S:
             draw_main(slots, sim.tidy_frame(result), result.instance.best, s.T, zoom, suffix=f"-live-{i}")
@@ -404,26 +290,6 @@ def summary_table(summary: pd.DataFrame) -> None:
     })
 
 
-def downloads(s: sim.ConservativeSettings, frame: pd.DataFrame) -> None:
-    """Per-round CSV and Parquet (made on click) and the settings JSON."""
-    st.subheader("Save this run")
-    stem = f"conservative_{s.problem}_T{s.T}_K{s.K}_seed{s.base_seed}"
-
-    def parquet() -> bytes:
-        buf = io.BytesIO()
-        frame.to_parquet(buf, index=False)
-        return buf.getvalue()
-
-    cols = st.columns(3)
-    cols[0].download_button("Per-round CSV", lambda: frame.to_csv(index=False), f"{stem}.csv", "text/csv",
-                            on_click="ignore", icon=":material/table:", key="cb_dl_csv")
-    cols[1].download_button("Per-round Parquet", parquet, f"{stem}.parquet", "application/vnd.apache.parquet",
-                            on_click="ignore", icon=":material/dataset:", key="cb_dl_parquet")
-    cols[2].download_button("Settings JSON", core_settings.to_json(s), f"{stem}.json", "application/json",
-                            on_click="ignore", icon=":material/settings:", key="cb_dl_json")
-    st.caption("Upload the settings JSON under *Restore a run* to recreate this run exactly (same base seed).")
-
-
 def main() -> None:
     """The page."""
     ctx = shell.current()
@@ -436,26 +302,20 @@ def main() -> None:
         st.divider()
         st.markdown("#### Conservative bandits")
         values = controls(ctx)
-    s = settings_or_error(values)
-    if s is None:
+    s = pagekit.settings_or_error(FORM, lambda: build_settings(values))
+    if s is None or not pagekit.rows_fit(len(s.policy_list()) * s.seeds * s.T, MAX_ROWS,
+                                         "Lower T or Seeds (or compare fewer policies) to run."):
         return
     st.info(sim.describe_instance(s), icon=":material/casino:")
     explain_rule()
     status = st.empty()
     slots, zoom = layout()
-    key = json.dumps({"settings": core_settings.to_dict(s), "device": ctx.device}, sort_keys=True)
-    result = cached_run(key)
-    from_cache = result is not None
-    if result is None:
-        made = live_run(s, ctx, slots, zoom)
-        result = stored_run(key, lambda: made)
+    result, from_cache = pagekit.stored_or_run(pagekit.run_key(s, ctx.device), lambda: live_run(s, ctx, slots, zoom))
     frame, summary = result["frame"], result["summary"]
-    status.caption(f"Ran on **{result['device']}** in **{result['precision']}**: {s.T:,} rounds × {s.seeds} "
-                   f"seeds × {len(s.policy_list())} policies in {result['seconds']:.2f} s"
-                   + (" (stored result)" if from_cache else "") + ".")
+    status.caption(pagekit.run_caption(result, s.T, s.seeds, len(s.policy_list()), from_cache))
     draw_main(slots, frame, result["best"], s.T, zoom)
     summary_table(summary)
-    downloads(s, frame)
+    pagekit.downloads(s, frame, f"conservative_{s.problem}_T{s.T}_K{s.K}_seed{s.base_seed}", "cb_")
 
 
 main()

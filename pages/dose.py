@@ -5,11 +5,8 @@ Widgets → :class:`DoseSettings` → a cached core run (live, in chunks, the fi
 
 from __future__ import annotations
 
-import dataclasses
-import io
-import json
+import functools
 import time
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -20,26 +17,12 @@ from safebandit_core import settings as core_settings
 from safebandit_core.dose import curves, sim
 from safebandit_core.dose.policies import LABELS, NAMES
 from safebandit_core.viz import dose as vd
-from safebandit_ui import shell
+from safebandit_ui import pagekit, shell
+from safebandit_ui.pagekit import Control
 
 DEFAULT = sim.DoseSettings()
 LIVE_EVERY_S = 0.6
-UPLOAD_KEY = "dose_upload"
-UPLOAD_MSG_KEY = "dose_upload_message"
-
-
-@dataclasses.dataclass(frozen=True)
-class Control:
-    """A settings field's widget: its key (also its URL parameter), label and range on this page."""
-
-    key: str
-    label: str
-    lo: float
-    hi: float
-    step: float
-
-
-CONTROLS: dict[str, Control] = {
+CONTROLS: dict[str, Control] = pagekit.with_defaults({
     "tau": Control("tau", "Cost limit τ", 0.05, 2.0, 0.05),
     "delta": Control("delta", "Allowed violation probability δ", 0.001, 0.5, 0.001),
     "delta_prime": Control("delta_prime", "Estimation confidence δ′", 0.001, 0.5, 0.001),
@@ -56,73 +39,25 @@ CONTROLS: dict[str, Control] = {
     "L": Control("L", "Bound L on ‖X_t‖", 0.01, 100.0, 0.1),
     "lam": Control("lam", "Ridge λ", 0.001, 1000.0, 0.1),
     "refresh_every": Control("refresh_every", "Exact inverse refresh every … rounds", 1, sim.MAX_T, 100),
-}
-INT_FIELDS = {"d", "T", "seeds", "refresh_every"}
+}, DEFAULT)
 CURVE_NAMES = {"linear": "linear: g(α) = α", "power": "power: g(α) = αᵖ", "emax": "Emax (Hill)"}
-FIELD_NAMES = {**{f: c.label for f, c in CONTROLS.items()}, "policies": "Policies", "g": "Dose curve g",
-               "precision": "Precision (sidebar)", "base_seed": "Base seed (sidebar)"}
+slider = functools.partial(pagekit.slider, CONTROLS)
+integer = functools.partial(pagekit.integer, CONTROLS)
+number = functools.partial(pagekit.number, CONTROLS)
 
 
-def slider(field: str, help: str) -> float:
-    """A float slider for a settings field, bound to the URL."""
-    c = CONTROLS[field]
-    return st.slider(c.label, float(c.lo), float(c.hi), float(getattr(DEFAULT, field)), float(c.step), key=c.key,
-                     bind="query-params", help=help, format="%.3f" if c.step < 0.01 else "%.2f")
-
-
-def integer(field: str, help: str) -> int:
-    """An integer input for a settings field, bound to the URL."""
-    c = CONTROLS[field]
-    return int(st.number_input(c.label, int(c.lo), int(c.hi), int(getattr(DEFAULT, field)), int(c.step), key=c.key,
-                               bind="query-params", help=help))
-
-
-def number(field: str, help: str) -> float:
-    """A float input for a settings field, bound to the URL."""
-    c = CONTROLS[field]
-    return float(st.number_input(c.label, float(c.lo), float(c.hi), float(getattr(DEFAULT, field)), float(c.step),
-                                 key=c.key, bind="query-params", help=help))
-
-
-def restore_from_upload() -> None:
-    """Callback of the uploader: validate the JSON and put its values into the widgets (or say what is wrong)."""
-    file = st.session_state.get(UPLOAD_KEY)
-    if file is None:
-        st.session_state.pop(UPLOAD_MSG_KEY, None)
-        return
-    try:
-        data = json.loads(file.getvalue().decode("utf-8"))
-        if not isinstance(data, dict):
-            raise ValueError("the file must hold one JSON object of settings")
-        kind = data.get("kind", sim.DoseSettings.KIND)
-        if kind != sim.DoseSettings.KIND:
-            raise ValueError(f"these are settings of the {kind!r} model, not of the dose model")
-        s = core_settings.from_dict(sim.DoseSettings, data)
-        values = {f: getattr(s, f) for f in CONTROLS}
-        for field, value in values.items():
-            c = CONTROLS[field]
-            if not (c.lo <= value <= c.hi):
-                raise core_settings.SettingsError(field, f"in [{c.lo:g}, {c.hi:g}] on this page", value)
-    except core_settings.SettingsError as err:
-        name = FIELD_NAMES.get(err.field, err.field)
-        shown = "" if err.value is None else f" (the file has {err.value!r})"
-        st.session_state[UPLOAD_MSG_KEY] = ("error", f"{file.name}: **{name}** must be {err.allowed}{shown}.")
-        return
-    except (UnicodeDecodeError, json.JSONDecodeError) as err:
-        st.session_state[UPLOAD_MSG_KEY] = ("error", f"{file.name} is not a JSON file ({err}). Upload a settings "
-                                                     "file saved by this page.")
-        return
-    except (ValueError, TypeError) as err:
-        st.session_state[UPLOAD_MSG_KEY] = ("error", f"{file.name}: {err}.")
-        return
-    for field, value in values.items():
-        st.session_state[CONTROLS[field].key] = int(value) if field in INT_FIELDS else float(value)
+def restore_extra(s: sim.DoseSettings) -> None:
+    """The restored curve and policies, which have no :class:`pagekit.Control`."""
     st.session_state["g"] = s.g
     st.session_state["policies"] = list(s.policies)
-    st.session_state[shell.SEED_KEY] = s.base_seed
-    if s.precision != "auto":
-        st.session_state[shell.PRECISION_KEY] = s.precision
-    st.session_state[UPLOAD_MSG_KEY] = ("success", f"Restored the settings of {file.name}.")
+
+
+FORM = pagekit.SettingsForm(
+    sim.DoseSettings, "the dose model", CONTROLS, "dose_upload",
+    int_fields=frozenset({"d", "T", "seeds", "refresh_every"}),
+    field_names={"policies": "Policies", "g": "Dose curve g", "precision": "Precision (sidebar)",
+                 "base_seed": "Base seed (sidebar)"},
+    restore_extra=restore_extra)
 
 
 def controls(ctx: shell.RunContext) -> dict[str, Any]:
@@ -167,35 +102,16 @@ def controls(ctx: shell.RunContext) -> dict[str, Any]:
         v["L"] = number("L", "The algorithms' assumed bound on the context norm (contexts have norm 1).")
         v["lam"] = number("lam", "Ridge regularisation of the estimates.")
         v["refresh_every"] = integer("refresh_every", "The running inverse is recomputed exactly this often.")
-    st.markdown("**Restore a run**")
-    st.file_uploader("Settings JSON saved by this page", type=["json"], key=UPLOAD_KEY,
-                     on_change=restore_from_upload, help="Restores every control (and the base seed) from the file.")
-    message = st.session_state.get(UPLOAD_MSG_KEY)
-    if message:
-        (st.error if message[0] == "error" else st.success)(message[1])
+    pagekit.restore_section(FORM)
     v["base_seed"], v["precision"] = ctx.base_seed, ctx.precision
     return v
 
 
-def settings_or_error(values: dict[str, Any], ctx: shell.RunContext) -> sim.DoseSettings | None:
-    """Build and check the settings; on a problem show what to change and return None."""
-    try:
-        s = sim.DoseSettings(**values).validate()
-        sim.check_fits(s, ctx.device)
-    except core_settings.SettingsError as err:
-        name = FIELD_NAMES.get(err.field, err.field)
-        shown = "" if err.value is None else f" (now {err.value!r})"
-        st.error(f"**{name}** must be {err.allowed}{shown}. Change it to run.", icon=":material/error:")
-        return None
+def build_settings(values: dict[str, Any], ctx: shell.RunContext) -> sim.DoseSettings:
+    """The checked settings, which must also fit the device's memory (raises :class:`SettingsError`)."""
+    s = sim.DoseSettings(**values).validate()
+    sim.check_fits(s, ctx.device)
     return s
-
-
-def chunk_size(T: int) -> int:
-    """Rounds per live update: a few hundred for short runs, about 20 updates for long ones (few compilations)."""
-    for c in (50_000, 5_000, 500):
-        if T % c == 0 and T // c >= 10:
-            return c
-    return 500
 
 
 def tidy(s: sim.DoseSettings, outputs: dict[str, np.ndarray]) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -205,34 +121,12 @@ def tidy(s: sim.DoseSettings, outputs: dict[str, np.ndarray]) -> tuple[pd.DataFr
     return frame, sim.summary(s, outputs)
 
 
-class _Miss(Exception):
-    """Raised to probe the result cache without filling it."""
-
-
-@st.cache_data(max_entries=16, max_size="1GB", show_spinner=False)
-def stored_run(key: str, _make: Callable[[], dict[str, Any]]) -> dict[str, Any]:
-    """The finished run for ``key`` (settings + device): computed once by ``_make``, then copied to callers."""
-    return _make()
-
-
-def _miss() -> dict[str, Any]:
-    raise _Miss
-
-
-def cached_run(key: str) -> dict[str, Any] | None:
-    """The stored run for ``key``, or None without storing anything."""
-    try:
-        return stored_run(key, _miss)
-    except _Miss:
-        return None
-
-
 def live_run(s: sim.DoseSettings, ctx: shell.RunContext, slots: dict[str, Any]) -> dict[str, Any]:
     """Run in chunks, updating a progress bar and (for runs longer than a moment) the main charts."""
     bar = st.progress(0.0, text="Compiling for this shape (only the first run of a shape)…")
     start = last_draw = time.perf_counter()
     outputs: dict[str, np.ndarray] = {}
-    for i, chunk in enumerate(sim.simulate(s, ctx.device, chunk=chunk_size(s.T))):
+    for i, chunk in enumerate(sim.simulate(s, ctx.device, chunk=pagekit.chunk_size(s.T, (50_000, 5_000, 500)))):
         outputs = chunk.outputs
         bar.progress(chunk.fraction, text=f"Round {chunk.t_done:,} of {s.T:,}")
         if not chunk.done and time.perf_counter() - last_draw > LIVE_EVERY_S:
@@ -337,26 +231,6 @@ def round_inspector(s: sim.DoseSettings, frame: pd.DataFrame) -> None:
                                                   realized=row["cost"], title=title), key="cost_distribution")
 
 
-def downloads(s: sim.DoseSettings, frame: pd.DataFrame) -> None:
-    """Per-round CSV and Parquet (made on click) and the settings JSON."""
-    st.subheader("Save this run")
-    stem = f"dose_T{s.T}_d{s.d}_seed{s.base_seed}"
-
-    def parquet() -> bytes:
-        buf = io.BytesIO()
-        frame.to_parquet(buf, index=False)
-        return buf.getvalue()
-
-    cols = st.columns(3)
-    cols[0].download_button("Per-round CSV", lambda: frame.to_csv(index=False), f"{stem}.csv", "text/csv",
-                            on_click="ignore", icon=":material/table:", key="dl_csv")
-    cols[1].download_button("Per-round Parquet", parquet, f"{stem}.parquet", "application/vnd.apache.parquet",
-                            on_click="ignore", icon=":material/dataset:", key="dl_parquet")
-    cols[2].download_button("Settings JSON", core_settings.to_json(s), f"{stem}.json", "application/json",
-                            on_click="ignore", icon=":material/settings:", key="dl_json")
-    st.caption("Upload the settings JSON under *Restore a run* to recreate this run exactly (same base seed).")
-
-
 def main() -> None:
     """The page."""
     ctx = shell.current()
@@ -370,7 +244,7 @@ def main() -> None:
         st.markdown("#### Dose model")
         values = controls(ctx)
     with st.container():
-        s = settings_or_error(values, ctx)
+        s = pagekit.settings_or_error(FORM, lambda: build_settings(values, ctx))
         if s is None:
             return
         for w in sim.warnings_for(s):
@@ -381,20 +255,13 @@ def main() -> None:
                     "any control to stop it.", icon=":material/hourglass:")
         status = st.empty()
         slots, band = layout()
-        key = json.dumps({"settings": core_settings.to_dict(s), "device": ctx.device}, sort_keys=True)
-        result = cached_run(key)
-        from_cache = result is not None
-        if result is None:
-            made = live_run(s, ctx, slots)
-            result = stored_run(key, lambda: made)
+        result, from_cache = pagekit.stored_or_run(pagekit.run_key(s, ctx.device), lambda: live_run(s, ctx, slots))
         frame, summary = result["frame"], result["summary"]
-        status.caption(f"Ran on **{result['device']}** in **{result['precision']}**: {s.T:,} rounds × {s.seeds} "
-                       f"seeds × {len(s.policies)} policies in {result['seconds']:.2f} s"
-                       + (" (stored result)" if from_cache else "") + ".")
+        status.caption(pagekit.run_caption(result, s.T, s.seeds, len(s.policies), from_cache))
         draw_main(slots, s, frame, summary, band)
         slack_and_table(s, frame, summary)
         round_inspector(s, frame)
-        downloads(s, frame)
+        pagekit.downloads(s, frame, f"dose_T{s.T}_d{s.d}_seed{s.base_seed}")
 
 
 main()

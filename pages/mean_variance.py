@@ -5,108 +5,46 @@ Widgets → :class:`MVSettings` → a cached core run (live, in chunks, the firs
 
 from __future__ import annotations
 
-import dataclasses
-import io
-import json
+import functools
 import time
-from collections.abc import Callable
 from typing import Any
 
 import pandas as pd
 import streamlit as st
 
-from safebandit_core import settings as core_settings
 from safebandit_core.conservative import mv_sim
 from safebandit_core.conservative.mv import POLICIES, RISK_BOUND, assumption_ok, assumption_text
 from safebandit_core.viz import conservative as vc
 from safebandit_core.viz import mv as vm
-from safebandit_ui import shell
+from safebandit_ui import pagekit, shell
+from safebandit_ui.pagekit import Control
 
 DEFAULT = mv_sim.MVSettings()
 LIVE_EVERY_S = 0.6
 MAX_ROWS = 3_000_000
-UPLOAD_KEY = "mv_upload"
-UPLOAD_MSG_KEY = "mv_upload_message"
 POLICIES_KEY = "mv_policies"
 ZOOM_KEY = "mv_zoom"
-
-
-@dataclasses.dataclass(frozen=True)
-class Control:
-    """A settings field's widget: its key (also its URL parameter), label and range on this page."""
-
-    key: str
-    label: str
-    lo: float
-    hi: float
-    step: float
-
-
-CONTROLS: dict[str, Control] = {
+CONTROLS: dict[str, Control] = pagekit.with_defaults({
     "K": Control("mv_K", "K (arms)", 1, 200, 1),
     "alpha": Control("mv_alpha", "α (tolerated loss)", 0.01, 0.5, 0.01),
     "mu0": Control("mv_mu0", "μ₀ (default arm's reward)", 0.05, 1.0, 0.01),
-    "rho": Control("mv_rho", "ρ (weight of the mean in MV = ρμ − σ²)", 0.5, 300.0, 0.5),
+    "rho": Control("mv_rho", "ρ (weight of the mean in MV = ρμ − σ²)", 0.5, 300.0, 0.5, fmt="%.1f"),
     "T": Control("mv_T", "Rounds T", 100, 100_000, 500),
     "seeds": Control("mv_seeds", "Seeds (independent runs)", 1, 100, 1),
-}
-INT_FIELDS = {"K", "T", "seeds"}
-FIELD_NAMES = {**{f: c.label for f, c in CONTROLS.items()}, "policies": "Policies",
-               "precision": "Precision (sidebar)", "base_seed": "Base seed (sidebar)"}
+}, DEFAULT)
+slider = functools.partial(pagekit.slider, CONTROLS)
+integer = functools.partial(pagekit.integer, CONTROLS)
 
 
-def slider(field: str, help: str) -> float:
-    """A float slider for a settings field, bound to the URL."""
-    c = CONTROLS[field]
-    return st.slider(c.label, float(c.lo), float(c.hi), float(getattr(DEFAULT, field)), float(c.step), key=c.key,
-                     bind="query-params", help=help, format="%.2f" if c.step < 0.5 else "%.1f")
-
-
-def integer(field: str, help: str) -> int:
-    """An integer input for a settings field, bound to the URL."""
-    c = CONTROLS[field]
-    return int(st.number_input(c.label, int(c.lo), int(c.hi), int(getattr(DEFAULT, field)), int(c.step), key=c.key,
-                               bind="query-params", help=help))
-
-
-def restore_from_upload() -> None:
-    """Callback of the uploader: validate the JSON and put its values into the widgets (or say what is wrong)."""
-    file = st.session_state.get(UPLOAD_KEY)
-    if file is None:
-        st.session_state.pop(UPLOAD_MSG_KEY, None)
-        return
-    try:
-        data = json.loads(file.getvalue().decode("utf-8"))
-        if not isinstance(data, dict):
-            raise ValueError("the file must hold one JSON object of settings")
-        kind = data.get("kind", mv_sim.MVSettings.KIND)
-        if kind != mv_sim.MVSettings.KIND:
-            raise ValueError(f"these are settings of the {kind!r} model, not of the mean-variance bandit")
-        s = core_settings.from_dict(mv_sim.MVSettings, data)
-        values = {f: getattr(s, f) for f in CONTROLS}
-        for field, value in values.items():
-            c = CONTROLS[field]
-            if not (c.lo <= value <= c.hi):
-                raise core_settings.SettingsError(field, f"in [{c.lo:g}, {c.hi:g}] on this page", value)
-    except core_settings.SettingsError as err:
-        name = FIELD_NAMES.get(err.field, err.field)
-        shown = "" if err.value is None else f" (the file has {err.value!r})"
-        st.session_state[UPLOAD_MSG_KEY] = ("error", f"{file.name}: **{name}** must be {err.allowed}{shown}.")
-        return
-    except (UnicodeDecodeError, json.JSONDecodeError) as err:
-        st.session_state[UPLOAD_MSG_KEY] = ("error", f"{file.name} is not a JSON file ({err}). Upload a settings "
-                                                     "file saved by this page.")
-        return
-    except (ValueError, TypeError) as err:
-        st.session_state[UPLOAD_MSG_KEY] = ("error", f"{file.name}: {err}.")
-        return
-    for field, value in values.items():
-        st.session_state[CONTROLS[field].key] = int(value) if field in INT_FIELDS else float(value)
+def restore_extra(s: mv_sim.MVSettings) -> None:
+    """The restored policies, which have no :class:`pagekit.Control`."""
     st.session_state[POLICIES_KEY] = list(s.policies)
-    st.session_state[shell.SEED_KEY] = s.base_seed
-    if s.precision is not None:
-        st.session_state[shell.PRECISION_KEY] = s.precision
-    st.session_state[UPLOAD_MSG_KEY] = ("success", f"Restored the settings of {file.name}.")
+
+
+FORM = pagekit.SettingsForm(
+    mv_sim.MVSettings, "the mean-variance bandit", CONTROLS, "mv_upload", int_fields=frozenset({"K", "T", "seeds"}),
+    field_names={"policies": "Policies", "precision": "Precision (sidebar)", "base_seed": "Base seed (sidebar)"},
+    restore_extra=restore_extra)
 
 
 def guarantee_note(alpha: float, mu0: float, rho: float) -> None:
@@ -142,61 +80,9 @@ def controls(ctx: shell.RunContext) -> dict[str, Any]:
     v["policies"] = tuple(st.multiselect("Compare", POLICIES, default=list(DEFAULT.policies), key=POLICIES_KEY,
                                          format_func=vm.LABELS.get, bind="query-params",
                                          help="Both policies see the same reward draws in each run."))
-    st.markdown("**Restore a run**")
-    st.file_uploader("Settings JSON saved by this page", type=["json"], key=UPLOAD_KEY,
-                     on_change=restore_from_upload, help="Restores every control (and the base seed) from the file.")
-    message = st.session_state.get(UPLOAD_MSG_KEY)
-    if message:
-        (st.error if message[0] == "error" else st.success)(message[1])
+    pagekit.restore_section(FORM)
     v["base_seed"], v["precision"] = ctx.base_seed, ctx.precision
     return v
-
-
-def settings_or_error(values: dict[str, Any]) -> mv_sim.MVSettings | None:
-    """Build and check the settings; on a problem show what to change and return None."""
-    try:
-        s = mv_sim.MVSettings(**values).validate()
-    except core_settings.SettingsError as err:
-        name = FIELD_NAMES.get(err.field, err.field)
-        shown = "" if err.value is None else f" (now {err.value!r})"
-        st.error(f"**{name}** must be {err.allowed}{shown}. Change it to run.", icon=":material/error:")
-        return None
-    rows = len(s.policies) * s.seeds * s.T
-    if rows > MAX_ROWS:
-        st.error(f"**Rounds T × Seeds × policies** is {rows / 1e6:.1f} million per-round rows; this page keeps at "
-                 f"most {MAX_ROWS / 1e6:g} million. Lower T or Seeds to run.", icon=":material/error:")
-        return None
-    return s
-
-
-def chunk_size(T: int) -> int:
-    """Rounds per live update: a few hundred for short runs, about 20 updates for long ones (few compilations)."""
-    for c in (5_000, 500):
-        if T % c == 0 and T // c >= 10:
-            return c
-    return 500
-
-
-class _Miss(Exception):
-    """Raised to probe the result cache without filling it."""
-
-
-@st.cache_data(max_entries=8, max_size="1GB", show_spinner=False)
-def stored_run(key: str, _make: Callable[[], dict[str, Any]]) -> dict[str, Any]:
-    """The finished run for ``key`` (settings + device): computed once by ``_make``, then copied to callers."""
-    return _make()
-
-
-def _miss() -> dict[str, Any]:
-    raise _Miss
-
-
-def cached_run(key: str) -> dict[str, Any] | None:
-    """The stored run for ``key``, or None without storing anything."""
-    try:
-        return stored_run(key, _miss)
-    except _Miss:
-        return None
 
 
 def tidy(s: mv_sim.MVSettings, outputs: dict[str, Any]) -> dict[str, Any]:
@@ -210,7 +96,7 @@ def live_run(s: mv_sim.MVSettings, ctx: shell.RunContext, slots: dict[str, Any],
     bar = st.progress(0.0, text="Compiling for this shape (only the first run of a shape)…")
     start = last_draw = time.perf_counter()
     outputs: dict[str, Any] = {}
-    for i, chunk in enumerate(mv_sim.simulate(s, ctx.device, chunk=chunk_size(s.T))):
+    for i, chunk in enumerate(mv_sim.simulate(s, ctx.device, chunk=pagekit.chunk_size(s.T))):
         outputs = chunk.outputs
         bar.progress(chunk.fraction, text=f"Round {chunk.t_done:,} of {s.T:,}")
         if not chunk.done and time.perf_counter() - last_draw > LIVE_EVERY_S:
@@ -326,26 +212,6 @@ def summary_table(summary: pd.DataFrame) -> None:
     })
 
 
-def downloads(s: mv_sim.MVSettings, frame: pd.DataFrame) -> None:
-    """Per-round CSV and Parquet (made on click) and the settings JSON."""
-    st.subheader("Save this run")
-    stem = f"mean_variance_T{s.T}_K{s.K}_rho{s.rho:g}_seed{s.base_seed}"
-
-    def parquet() -> bytes:
-        buf = io.BytesIO()
-        frame.to_parquet(buf, index=False)
-        return buf.getvalue()
-
-    cols = st.columns(3)
-    cols[0].download_button("Per-round CSV", lambda: frame.to_csv(index=False), f"{stem}.csv", "text/csv",
-                            on_click="ignore", icon=":material/table:", key="mv_dl_csv")
-    cols[1].download_button("Per-round Parquet", parquet, f"{stem}.parquet", "application/vnd.apache.parquet",
-                            on_click="ignore", icon=":material/dataset:", key="mv_dl_parquet")
-    cols[2].download_button("Settings JSON", core_settings.to_json(s), f"{stem}.json", "application/json",
-                            on_click="ignore", icon=":material/settings:", key="mv_dl_json")
-    st.caption("Upload the settings JSON under *Restore a run* to recreate this run exactly (same base seed).")
-
-
 def main() -> None:
     """The page."""
     ctx = shell.current()
@@ -358,26 +224,19 @@ def main() -> None:
         st.divider()
         st.markdown("#### Mean-variance bandit")
         values = controls(ctx)
-    s = settings_or_error(values)
-    if s is None:
+    s = pagekit.settings_or_error(FORM, lambda: mv_sim.MVSettings(**values).validate())
+    if s is None or not pagekit.rows_fit(len(s.policies) * s.seeds * s.T, MAX_ROWS, "Lower T or Seeds to run."):
         return
     explain_rule(s)
     status = st.empty()
     slots, zoom = layout()
-    key = json.dumps({"settings": core_settings.to_dict(s), "device": ctx.device}, sort_keys=True)
-    result = cached_run(key)
-    from_cache = result is not None
-    if result is None:
-        made = live_run(s, ctx, slots, zoom)
-        result = stored_run(key, lambda: made)
-    status.caption(f"Ran on **{result['device']}** in **{result['precision']}**: {s.T:,} rounds × {s.seeds} "
-                   f"seeds × {len(s.policies)} policies in {result['seconds']:.2f} s"
-                   + (" (stored result)" if from_cache else "") + ".")
+    result, from_cache = pagekit.stored_or_run(pagekit.run_key(s, ctx.device), lambda: live_run(s, ctx, slots, zoom))
+    status.caption(pagekit.run_caption(result, s.T, s.seeds, len(s.policies), from_cache))
     draw_main(slots, s, result, zoom)
     with slots["verdict"]:
         verdict(result["frame"])
     summary_table(result["summary"])
-    downloads(s, result["frame"])
+    pagekit.downloads(s, result["frame"], f"mean_variance_T{s.T}_K{s.K}_rho{s.rho:g}_seed{s.base_seed}", "mv_")
 
 
 main()

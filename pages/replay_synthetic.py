@@ -437,7 +437,8 @@ def theory_tab(ctx: shell.RunContext) -> None:
     slopes = ", ".join(f"{lab} {s:.2f}" for lab, (s, _) in out["slopes"].items())
     st.caption(f"On log–log axes a rate T^a is a straight line of slope a. Fitted slopes: {slopes}. Seed 000's "
                "Theorem 2 bounds HPC-UCB's regret by √T up to log factors (slope ½, dotted); a fitted slope near "
-               "or below ½ agrees with it. Settings: seed 000's synthetic model, d = 5, τ = 0.5.")
+               "or below ½ agrees with it. ε-Greedy keeps spending half its rounds at the known-safe dose, so its "
+               "slope drifts towards 1. Settings: seed 000's synthetic model, d = 5, τ = 0.5.")
     st.plotly_chart(out["n0"], key="theory_n0")
     st.caption("GenCB's default pulls N₀(T) level off: the price of its safety does not grow with T (seed 001's "
                "T-independent conservative regret). ConUCB, which checks its constraint with lower confidence "

@@ -476,7 +476,7 @@ def paper_table(summary: pd.DataFrame) -> pd.DataFrame:
         "this run": [f"{v * k:.3g}{u}" for v, k, u in zip(rows["value"], scale, unit, strict=True)],
         "95 % interval": [f"{lo * k:.3g} – {hi * k:.3g}{u}" for lo, hi, k, u in
                           zip(rows["ci_low"], rows["ci_high"], scale, unit, strict=True)],
-        "paper's value inside the interval": [bool(lo <= pl and ph <= hi) or bool(pl <= v <= ph) for lo, hi, v, pl, ph
+        "consistent": [bool(lo <= pl and ph <= hi) or bool(pl <= v <= ph) for lo, hi, v, pl, ph
                                               in zip(rows["ci_low"], rows["ci_high"], rows["value"],
                                                      rows["paper_low"], rows["paper_high"], strict=True)],
     })

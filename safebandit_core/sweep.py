@@ -25,7 +25,7 @@ import dataclasses
 import itertools
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 import jax
@@ -123,8 +123,8 @@ class SweepSpec:
         n = len(self.xs) * max(1, len(self.ys))
         if n > MAX_CELLS:
             raise SettingsError("cells", f"at most {MAX_CELLS} grid cells", n)
-        for i in range(n):
-            self.cell_settings(i).validate()
+        for cell in self.cells():
+            dataclasses.replace(self.base, **cell).validate()
         return self
 
     def scaled(self, *, seeds: int | None = None, T: int | None = None, base_seed: int | None = None,
@@ -483,7 +483,3 @@ def grid_values(text: str, field: str, lo: float, hi: float, max_values: int = 1
             raise SettingsError(field, f"values in ({lo:g}, {hi:g})", v)
     return tuple(dict.fromkeys(values))
 
-
-def variants(spec: SweepSpec) -> Sequence[str]:
-    """Names of the policies of a sweep, in order, as displayed."""
-    return [policy_label(spec.model, p) for p in spec.policies]

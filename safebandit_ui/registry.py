@@ -41,6 +41,8 @@ PAGES: tuple[PageSpec, ...] = (
     PageSpec("pages/replay_synthetic.py", "Synthetic experiments", ":material/replay:", "Paper replays",
              "Both papers' synthetic tables and figures in one click, next to their numbers; sweeps of the safety "
              "settings as phase diagrams; regret rates against the theory."),
+    PageSpec("pages/replay_battery.py", "Battery replay", ":material/battery_charging_full:", "Paper replays",
+             "Seed 000's NASA Li-ion experiment on a real NASA cell shipped with the app, or your own RW9–RW12 files."),
     PageSpec("pages/about.py", "About", ":material/info:", "About",
              "The papers, the exact reading of each algorithm, and the device this app computes on."),
 )

@@ -15,7 +15,7 @@ from . import experiment
 from .battery import BatteryDataError
 from .embed import HASH_EMBEDDER, SENTENCE_EMBEDDER, EmbedderUnavailable
 
-HELP = "NASA Li-ion battery replay (seed 000 §7): fit on half of a NASA file, replay HPC-UCB, eps-Greedy, On-Expectation."
+HELP = "NASA Li-ion battery replay (seed 000 sec. 7): fit half a NASA file, replay HPC-UCB, eps-Greedy, On-Expectation."
 
 _FLAGS = {"d": "--dim", "T": "--T", "tau": "--tau", "seeds": "--seeds", "fit_lam": "--fit-lam", "lam": "--lam",
           "delta": "--delta", "delta_prime": "--delta-prime", "eps": "--eps", "base_seed": "--base-seed",

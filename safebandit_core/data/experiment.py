@@ -184,11 +184,10 @@ def replay(run: BatteryRun, device: str | None = None, chunk: int | None = None)
 def run_replay(run: BatteryRun, device: str | None = None) -> tuple[dict[str, np.ndarray], float]:
     """:func:`replay` to the end: the outputs and the seconds it took."""
     start = time.perf_counter()
-    last = None
-    for last in replay(run, device):
-        pass
-    assert last is not None
-    return last.outputs, time.perf_counter() - start
+    outputs: dict[str, np.ndarray] = {}
+    for chunk in replay(run, device):
+        outputs = chunk.outputs
+    return outputs, time.perf_counter() - start
 
 
 def first_dose_regret(run: BatteryRun, outputs: dict[str, np.ndarray]) -> float:
@@ -290,6 +289,12 @@ class CachedEmbedder:
             while sum(v.nbytes for v in self._memo.values()) > EMBED_CACHE_BYTES and len(self._memo) > 1:
                 self._memo.popitem(last=False)
         return vectors
+
+    @classmethod
+    def clear(cls) -> None:
+        """Forget every memoised embedding."""
+        with cls._lock:
+            cls._memo.clear()
 
     @classmethod
     def cached_keys(cls) -> list[tuple[Any, ...]]:

@@ -1,0 +1,248 @@
+"""Pieces every model page shares: URL-bound setting widgets, settings upload, result store, downloads.
+
+A page describes its settings once as a :class:`SettingsForm` (the settings class, the widgets'
+:class:`Control` entries, the upload key, the names used in messages) and passes it to these helpers;
+what only one page does (its extra widget keys on restore, its own checks) comes in as a callback.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import json
+from collections.abc import Callable, Mapping
+from typing import Any, Generic, TypeVar
+
+import pandas as pd
+import streamlit as st
+
+from safebandit_core import settings as core_settings
+
+from . import shell
+
+S = TypeVar("S")
+
+
+@dataclasses.dataclass(frozen=True)
+class Control:
+    """A settings field's widget: its key (also its URL parameter), label, range, default and slider format.
+
+    An empty ``fmt`` lets :func:`slider` choose: three decimals for steps below 0.01, else two.
+    """
+
+    key: str
+    label: str
+    lo: float
+    hi: float
+    step: float
+    default: float = 0.0
+    fmt: str = ""
+
+
+def with_defaults(controls: dict[str, Control], defaults: object) -> dict[str, Control]:
+    """The controls with each default taken from the same-named attribute of ``defaults`` (a settings object)."""
+    return {f: dataclasses.replace(c, default=getattr(defaults, f)) for f, c in controls.items()}
+
+
+def slider(controls: Mapping[str, Control], field: str, help: str) -> float:
+    """A float slider for a settings field, bound to the URL."""
+    c = controls[field]
+    fmt = c.fmt or ("%.3f" if c.step < 0.01 else "%.2f")
+    return st.slider(c.label, float(c.lo), float(c.hi), float(c.default), float(c.step), key=c.key,
+                     bind="query-params", help=help, format=fmt)
+
+
+def integer(controls: Mapping[str, Control], field: str, help: str) -> int:
+    """An integer input for a settings field, bound to the URL."""
+    c = controls[field]
+    return int(st.number_input(c.label, int(c.lo), int(c.hi), int(c.default), int(c.step), key=c.key,
+                               bind="query-params", help=help))
+
+
+def number(controls: Mapping[str, Control], field: str, help: str) -> float:
+    """A float input for a settings field, bound to the URL."""
+    c = controls[field]
+    return float(st.number_input(c.label, float(c.lo), float(c.hi), float(c.default), float(c.step), key=c.key,
+                                 bind="query-params", help=help))
+
+
+@dataclasses.dataclass(frozen=True)
+class SettingsForm(Generic[S]):
+    """How a page's widgets map to its settings class.
+
+    - ``model``: how messages name the model ("the dose model");
+    - ``upload_key``: the settings uploader's key; its message lives under ``upload_key + "_message"``;
+    - ``int_fields``: controls whose widget holds an int;
+    - ``field_names``: labels for settings fields without a control of the same name (they override
+      the controls' labels);
+    - ``values_of``: the control values a restored settings object sets (default: every control's field);
+    - ``restore_extra``: further widget keys to set from a restored settings object (policies, …).
+    """
+
+    settings_cls: type[S]
+    model: str
+    controls: dict[str, Control]
+    upload_key: str
+    int_fields: frozenset[str] = frozenset()
+    field_names: dict[str, str] = dataclasses.field(default_factory=dict)
+    values_of: Callable[[S], dict[str, float]] | None = None
+    restore_extra: Callable[[S], None] | None = None
+
+    @property
+    def message_key(self) -> str:
+        """Where the uploader's last error or success message is kept."""
+        return f"{self.upload_key}_message"
+
+    def label(self, field: str) -> str:
+        """How messages name a settings field or control."""
+        if field in self.field_names:
+            return self.field_names[field]
+        return self.controls[field].label if field in self.controls else field
+
+
+def _restored(form: SettingsForm[S], data: object) -> tuple[S, dict[str, float]]:
+    """The settings in an uploaded JSON value and the control values they set; raises on any problem."""
+    if not isinstance(data, dict):
+        raise ValueError("the file must hold one JSON object of settings")
+    wanted = form.settings_cls.KIND  # type: ignore[attr-defined]
+    kind = data.get("kind", wanted)
+    if kind != wanted:
+        raise ValueError(f"these are settings of the {kind!r} model, not of {form.model}")
+    s = core_settings.from_dict(form.settings_cls, data)
+    values = form.values_of(s) if form.values_of else {f: getattr(s, f) for f in form.controls}
+    for field, value in values.items():
+        c = form.controls[field]
+        if not (c.lo <= value <= c.hi):
+            raise core_settings.SettingsError(field, f"in [{c.lo:g}, {c.hi:g}] on this page", value)
+    return s, values
+
+
+def restore_from_upload(form: SettingsForm[Any]) -> None:
+    """Callback of the uploader: validate the JSON and put its values into the widgets (or say what is wrong)."""
+    file = st.session_state.get(form.upload_key)
+    if file is None:
+        st.session_state.pop(form.message_key, None)
+        return
+    try:
+        s, values = _restored(form, json.loads(file.getvalue().decode("utf-8")))
+    except core_settings.SettingsError as err:
+        shown = "" if err.value is None else f" (the file has {err.value!r})"
+        st.session_state[form.message_key] = ("error", f"{file.name}: **{form.label(err.field)}** must be "
+                                                       f"{err.allowed}{shown}.")
+        return
+    except (UnicodeDecodeError, json.JSONDecodeError) as err:
+        st.session_state[form.message_key] = ("error", f"{file.name} is not a JSON file ({err}). Upload a settings "
+                                                       "file saved by this page.")
+        return
+    except (ValueError, TypeError) as err:
+        st.session_state[form.message_key] = ("error", f"{file.name}: {err}.")
+        return
+    for field, value in values.items():
+        st.session_state[form.controls[field].key] = int(value) if field in form.int_fields else float(value)
+    if form.restore_extra:
+        form.restore_extra(s)
+    st.session_state[shell.SEED_KEY] = s.base_seed
+    if s.precision not in (None, "auto"):
+        st.session_state[shell.PRECISION_KEY] = s.precision
+    st.session_state[form.message_key] = ("success", f"Restored the settings of {file.name}.")
+
+
+def restore_section(form: SettingsForm[Any]) -> None:
+    """The *Restore a run* uploader and the message its last upload left."""
+    st.markdown("**Restore a run**")
+    st.file_uploader("Settings JSON saved by this page", type=["json"], key=form.upload_key,
+                     on_change=restore_from_upload, args=(form,),
+                     help="Restores every control (and the base seed) from the file.")
+    message = st.session_state.get(form.message_key)
+    if message:
+        (st.error if message[0] == "error" else st.success)(message[1])
+
+
+def settings_or_error(form: SettingsForm[S], build: Callable[[], S]) -> S | None:
+    """The settings ``build`` makes and checks; on a :class:`SettingsError` show what to change and return None."""
+    try:
+        return build()
+    except core_settings.SettingsError as err:
+        shown = "" if err.value is None else f" (now {err.value!r})"
+        st.error(f"**{form.label(err.field)}** must be {err.allowed}{shown}. Change it to run.",
+                 icon=":material/error:")
+        return None
+
+
+def rows_fit(rows: int, max_rows: int, advice: str) -> bool:
+    """Whether a run's per-round rows fit the page's limit; if not, say so (ending with ``advice``)."""
+    if rows <= max_rows:
+        return True
+    st.error(f"**Rounds T × Seeds × policies** is {rows / 1e6:.1f} million per-round rows; this page keeps at "
+             f"most {max_rows / 1e6:g} million. {advice}", icon=":material/error:")
+    return False
+
+
+def chunk_size(T: int, sizes: tuple[int, ...] = (5_000, 500)) -> int:
+    """Rounds per live update: the largest of ``sizes`` that divides T into at least 10 chunks, else 500."""
+    for c in sizes:
+        if T % c == 0 and T // c >= 10:
+            return c
+    return 500
+
+
+class _Miss(Exception):
+    """Raised to probe the result cache without filling it."""
+
+
+@st.cache_data(max_entries=32, max_size="2GB", show_spinner=False)
+def stored_run(key: str, _make: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    """The finished run for ``key`` (settings + device): computed once by ``_make``, then copied to callers."""
+    return _make()
+
+
+def _miss() -> dict[str, Any]:
+    raise _Miss
+
+
+def cached_run(key: str) -> dict[str, Any] | None:
+    """The stored run for ``key``, or None without storing anything."""
+    try:
+        return stored_run(key, _miss)
+    except _Miss:
+        return None
+
+
+def run_key(s: object, device: str) -> str:
+    """The store key of a run: its settings (their ``kind`` included) and the device."""
+    return json.dumps({"settings": core_settings.to_dict(s), "device": device}, sort_keys=True)
+
+
+def stored_or_run(key: str, run: Callable[[], dict[str, Any]]) -> tuple[dict[str, Any], bool]:
+    """The stored run for ``key``, or ``run()`` stored under it; and whether it came from the store."""
+    result = cached_run(key)
+    if result is not None:
+        return result, True
+    made = run()
+    return stored_run(key, lambda: made), False
+
+
+def run_caption(result: Mapping[str, Any], T: int, seeds: int, policies: int, from_cache: bool) -> str:
+    """The status line: device, precision, size and time of the run, and whether it was stored."""
+    return (f"Ran on **{result['device']}** in **{result['precision']}**: {T:,} rounds × {seeds} "
+            f"seeds × {policies} policies in {result['seconds']:.2f} s"
+            + (" (stored result)" if from_cache else "") + ".")
+
+
+def downloads(s: object, frame: pd.DataFrame, stem: str, key_prefix: str = "") -> None:
+    """Per-round CSV and Parquet (made on click) and the settings JSON, saved as ``stem`` + extension."""
+    st.subheader("Save this run")
+
+    def parquet() -> bytes:
+        buf = io.BytesIO()
+        frame.to_parquet(buf, index=False)
+        return buf.getvalue()
+
+    cols = st.columns(3)
+    cols[0].download_button("Per-round CSV", lambda: frame.to_csv(index=False), f"{stem}.csv", "text/csv",
+                            on_click="ignore", icon=":material/table:", key=f"{key_prefix}dl_csv")
+    cols[1].download_button("Per-round Parquet", parquet, f"{stem}.parquet", "application/vnd.apache.parquet",
+                            on_click="ignore", icon=":material/dataset:", key=f"{key_prefix}dl_parquet")
+    cols[2].download_button("Settings JSON", core_settings.to_json(s), f"{stem}.json", "application/json",
+                            on_click="ignore", icon=":material/settings:", key=f"{key_prefix}dl_json")
+    st.caption("Upload the settings JSON under *Restore a run* to recreate this run exactly (same base seed).")

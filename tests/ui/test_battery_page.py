@@ -1,0 +1,102 @@
+"""The battery replay page through AppTest, reached from app.py: data, fit, replay charts, the RW26 note.
+
+Runs use d = 32, T = 200 and 2 seeds, the shape tests/test_battery_experiment.py compiles too.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+from tests.test_battery_experiment import cell_mat_bytes
+
+ROOT = Path(__file__).resolve().parents[2]
+APP = str(ROOT / "app.py")
+PAGE = "pages/replay_battery.py"
+TIMEOUT = 180
+REPLAY_CHARTS = {"regret", "safe", "cost", "violations"}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def fresh_caches():
+    """AppTest shares st.cache_* across instances: start and leave this module with empty caches."""
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    yield
+    st.cache_data.clear()
+    st.cache_resource.clear()
+
+
+def battery_page(**state) -> AppTest:
+    """The page reached through the entry point, at d = 32, T = 200, 2 seeds (and any widget values in ``state``)."""
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    for key, value in {"bat_dim": 32, "bat_T": 200, "bat_seeds": 2, **state}.items():
+        at.session_state[key] = value
+    at.run()
+    at.switch_page(PAGE).run()
+    assert not at.exception, [e.message for e in at.exception]
+    return at
+
+
+def charts(at: AppTest) -> dict[str, dict]:
+    """Plotly figures on the page by key, as JSON."""
+    return {el.key: json.loads(el.proto.spec) for el in at.get("plotly_chart")}
+
+
+def test_page_runs_from_the_app_and_replays_both_taus():
+    at = battery_page()
+    assert not at.error, [e.value for e in at.error]
+    shown = charts(at)
+    assert {"raw_window", "currents", "fit_scatter"} <= set(shown)
+    assert {f"{c}_t{i}" for c in REPLAY_CHARTS for i in (0, 1)} <= set(shown)
+    assert "τ = 0.1" in shown["cost_t0"]["layout"]["title"]["text"]
+    assert "τ = 0.2" in shown["cost_t1"]["layout"]["title"]["text"]
+    note = " ".join(i.value for i in at.info)
+    for words in ("RW26", "40 °C right-skewed", "RW9–RW12", "Prognostics Data Repository", "Upload a .mat file"):
+        assert words in note
+    captions = [c.value for c in at.caption]
+    assert any(c.startswith("Computing on") for c in captions)
+    ran = [c for c in captions if c.startswith("Ran on")]
+    assert len(ran) == 2 and all("200 rounds × 2 seeds × 3 policies, d = 32" in c for c in ran)
+    labels = {m.label for m in at.metric}
+    assert {"R² reward / cost (fit half)", "Round-1 safe dose α₁", "HPC-UCB violation rate"} <= labels
+    at.run()
+    assert all("(stored result)" in c.value for c in at.caption if c.value.startswith("Ran on"))
+
+
+def test_one_tau_only():
+    at = battery_page(bat_taus=[0.2])
+    assert not at.error
+    shown = charts(at)
+    assert {f"{c}_t0" for c in REPLAY_CHARTS} <= set(shown) and "regret_t1" not in shown
+    assert "τ = 0.2" in shown["cost_t0"]["layout"]["title"]["text"]
+
+
+def test_an_uploaded_nasa_file_is_shown_sample_by_sample_and_replayed():
+    at = battery_page(bat_source="upload")
+    assert any("Upload a NASA .mat file" in i.value for i in at.info)
+    at.file_uploader(key="bat_upload").upload("cell.mat", cell_mat_bytes(), "application/octet-stream").run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    shown = charts(at)
+    assert "samples" in shown["raw_window"]["layout"]["title"]["text"]
+    assert {f"{c}_t0" for c in REPLAY_CHARTS} <= set(shown)
+
+
+@pytest.mark.parametrize(
+    ("state", "upload", "message"),
+    [
+        ({"bat_source": "upload"}, b"this is not a MAT file", "not a readable MAT file"),
+        ({"bat_source": "path", "bat_path": "/no/such/RW9.mat"}, None, "no such file"),
+    ],
+)
+def test_bad_data_is_an_error_not_a_traceback(state, upload, message):
+    at = battery_page(**state)
+    if upload is not None:
+        at.file_uploader(key="bat_upload").upload("broken.mat", upload, "application/octet-stream").run()
+    assert not at.exception
+    assert any(message in e.value for e in at.error), [e.value for e in at.error]
+    assert "regret_t0" not in charts(at)
