@@ -11,7 +11,6 @@ import io
 import json
 import os
 import time
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -27,7 +26,7 @@ from safebandit_core.dose import sim
 from safebandit_core.dose.policies import LABELS
 from safebandit_core.viz import battery as vb
 from safebandit_core.viz import dose as vd
-from safebandit_ui import shell
+from safebandit_ui import pagekit, shell
 
 SOURCES = {"embedded": "Embedded RW26 (no download)", "upload": "Upload a .mat file",
            "path": "A .mat file on this machine"}
@@ -80,28 +79,6 @@ def samples_of(key: str, first: int, last: int, _choice: DataChoice) -> pd.DataF
 def problem_of(key: str, dim: int, embedder: str, fit_lam: float, _steps: pd.DataFrame) -> BatteryProblem:
     """The fitted problem (read-only arrays, shared by every session)."""
     return ex.fit_problem(_steps, dim=dim, embedder=embedder, fit_lam=fit_lam)
-
-
-class _Absent(Exception):
-    """Raised by the probe of :func:`finished_replay` so a miss stores nothing."""
-
-
-@st.cache_data(max_entries=12, max_size="1GB", show_spinner=False)
-def finished_replay(key: str, _compute: Callable[[], dict[str, Any]]) -> dict[str, Any]:
-    """A finished replay for ``key`` (data, fit, settings, device), computed once by ``_compute``."""
-    return _compute()
-
-
-def _absent() -> dict[str, Any]:
-    raise _Absent
-
-
-def stored_replay(key: str) -> dict[str, Any] | None:
-    """The stored replay for ``key``, or None (nothing is stored by asking)."""
-    try:
-        return finished_replay(key, _absent)
-    except _Absent:
-        return None
 
 
 def choose_data() -> DataChoice | None:
@@ -317,7 +294,7 @@ def replay_view(run: ex.BatteryRun, ctx: shell.RunContext, problem_key: str, tag
     left, right = st.columns([3, 2], gap="medium")
     slots["safe"] = left.empty()
     right.markdown("HPC-UCB starts at its round-1 safe dose and raises its estimated upper end α̂max_t towards "
-                   "the true α*max_t as its estimate of μ* sharpens in the directions the contexts take.")
+                   "the true α\\*max_t as its estimate of μ\\* sharpens in the directions the contexts take.")
     right.latex(r"\alpha_1=\frac{\tau}{b_\delta+S L},\qquad b_\delta=\kappa_c\sqrt{2\log(1/\delta)}")
     st.subheader("Realized cost against τ")
     slots["cost"] = st.empty()
@@ -325,17 +302,11 @@ def replay_view(run: ex.BatteryRun, ctx: shell.RunContext, problem_key: str, tag
     slots["violations"] = left.empty()
     right.markdown("HPC-UCB keeps each round's **realized** temperature rise below τ with probability 1 − δ; "
                    "On-Expectation only keeps its mean below τ.")
-    key = json.dumps({"data": problem_key, "settings": core_settings.to_dict(s), "device": ctx.device},
-                     sort_keys=True)
-    result = stored_replay(key)
-    stored = result is not None
-    if result is None:
-        made = live_replay(run, ctx, slots, tag)
-        result = finished_replay(key, lambda: made)
+    key = json.dumps({"data": problem_key, "run": pagekit.run_key(s, ctx.device)}, sort_keys=True)
+    result, stored = pagekit.stored_or_run(key, lambda: live_replay(run, ctx, slots, tag))
     frame, summary, record = result["frame"], result["summary"], result["record"]
-    status.caption(f"Ran on **{result['device']}** in **{result['precision']}**: {s.T:,} rounds × {s.seeds} seeds × "
-                   f"{len(s.policies)} policies, d = {s.d}, in {result['seconds']:.2f} s"
-                   + (" (stored result)" if stored else "") + ".")
+    status.caption(pagekit.run_caption(result, s.T, s.seeds, len(s.policies), stored)
+                   + f" Contexts of d = {s.d}.")
     with metrics:
         cols = st.columns(4)
         cols[0].metric("Round-1 safe dose α₁", f"{record['first_safe_dose']:.4f}")
@@ -348,7 +319,8 @@ def replay_view(run: ex.BatteryRun, ctx: shell.RunContext, problem_key: str, tag
                            delta_color="inverse")
             cols[3].metric("HPC-UCB dose, last 10 % of rounds",
                            f"{rows['hpucb']['final_dose_mean']:.3f}",
-                           f"safe dose {rows['hpucb']['final_safe_dose_mean']:.3f}", delta_color="off")
+                           f"safe dose {rows['hpucb']['final_safe_dose_mean']:.3f}", delta_color="off",
+                           delta_arrow="off")
     draw_live(slots, run, frame, summary, tag)
     table = pd.DataFrame({
         "policy": [r["label"] for r in record["by_policy"]],

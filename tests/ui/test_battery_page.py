@@ -61,7 +61,7 @@ def test_page_runs_from_the_app_and_replays_both_taus():
     captions = [c.value for c in at.caption]
     assert any(c.startswith("Computing on") for c in captions)
     ran = [c for c in captions if c.startswith("Ran on")]
-    assert len(ran) == 2 and all("200 rounds × 2 seeds × 3 policies, d = 32" in c for c in ran)
+    assert len(ran) == 2 and all("200 rounds × 2 seeds × 3 policies" in c and "d = 32" in c for c in ran)
     labels = {m.label for m in at.metric}
     assert {"R² reward / cost (fit half)", "Round-1 safe dose α₁", "HPC-UCB violation rate"} <= labels
     at.run()
