@@ -442,7 +442,7 @@ def theory_tab(ctx: shell.RunContext) -> None:
     st.plotly_chart(out["n0"], key="theory_n0")
     st.caption("GenCB's default pulls N₀(T) level off: the price of its safety does not grow with T (seed 001's "
                "T-independent conservative regret). ConUCB, which checks its constraint with lower confidence "
-               "bounds, keeps playing the default arm for longer. CMAB, K = 24, α = 0.05, μ₀ = 0.7.")
+               "bounds, keeps playing the default arm as T grows. CMAB, K = 10, α = 0.1, μ₀ = 0.7.")
 
 
 def main() -> None:

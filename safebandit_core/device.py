@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-from typing import Iterator
+from collections.abc import Iterator
 
 import jax
 import jax.numpy as jnp
@@ -66,7 +66,7 @@ def resolve(device: str | None) -> jax.Device:
     """Turn ``None``, ``"cpu"``, ``"gpu"`` or ``"gpu:1"`` into a JAX device; ValueError if absent."""
     wanted = device or default_device_id()
     plat, _, idx = wanted.partition(":")
-    for info, dev in zip(list_devices(), _all()):
+    for info, dev in zip(list_devices(), _all(), strict=True):
         if info.platform == plat and (not idx or info.id == wanted):
             return dev
     seen = ", ".join(i.id for i in list_devices())
@@ -88,7 +88,7 @@ def dtype_of(precision: str) -> jnp.dtype:
 def describe(device: str | None) -> str:
     """The id of the device a run will use (recorded in every result)."""
     dev = resolve(device)
-    for info, d in zip(list_devices(), _all()):
+    for info, d in zip(list_devices(), _all(), strict=True):
         if d == dev:
             return info.label
     return str(dev)

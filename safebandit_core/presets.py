@@ -538,7 +538,8 @@ class TheoryResult:
 
 
 THEORY_DOSE = dataclasses.replace(S000_BASE, policies=("hpucb", "eps_greedy"), d=5, tau=0.5)
-THEORY_GENCB = ConservativeSettings(problem="cmab", policies=("gencb", "conucb"), K=24, alpha=0.05, mu0=0.7)
+# Few arms and α = 0.1, so that GenCB's exploration ends (and N₀ levels off) within a few thousand rounds.
+THEORY_GENCB = ConservativeSettings(problem="cmab", policies=("gencb", "conucb"), K=10, alpha=0.1, mu0=0.7)
 
 
 def run_theory(T: int, seeds: int, base_seed: int = 0, precision: str = "auto", device: str | None = None,

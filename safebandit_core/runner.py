@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from typing import Any, Callable, Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import jax
 import jax.numpy as jnp
@@ -199,8 +200,14 @@ def run(
     shardings: tuple[Any, Any] | None = None,
 ) -> dict[str, np.ndarray]:
     """Run to the end and return the full outputs (see :func:`run_chunks`)."""
+    return final(run_chunks(model, params, keys, T, chunk=chunk, grid=grid, device=device, shardings=shardings)).outputs
+
+
+def final(chunks: Iterator[Chunk]) -> Chunk:
+    """Drive a chunk iterator to the end and return its last chunk (the whole run)."""
     last = None
-    for last in run_chunks(model, params, keys, T, chunk=chunk, grid=grid, device=device, shardings=shardings):
-        pass
-    assert last is not None
-    return last.outputs
+    for chunk in chunks:
+        last = chunk
+    if last is None:
+        raise ValueError("a run of zero rounds has no results")
+    return last

@@ -3,7 +3,6 @@ forms, the rank-one updates, the realized-cost guarantee statistically, and repr
 
 from __future__ import annotations
 
-import dataclasses
 import math
 
 import jax.numpy as jnp
@@ -13,8 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from safebandit_core import linalg
-from safebandit_core.dose import DoseSettings, run, run_on_stream, simulate, summary, tidy_frame
-from safebandit_core.dose import curves
+from safebandit_core.dose import DoseSettings, curves, run, run_on_stream, simulate, summary, tidy_frame
 
 
 # ---------------------------------------------------------------- an independent NumPy reading
@@ -53,8 +51,9 @@ def np_reference(policy, X, xi_r, xi_c, theta, mu, u_eps, *, tau, delta, delta_p
             a, up = a1, a1
         else:
             sigma = lam * np.eye(d) + sum(np.outer(v, v) for v in data_x) if data_x else lam * np.eye(d)
-            th = np.linalg.solve(sigma, sum(r * v for r, v in zip(data_r, data_x))) if data_x else np.zeros(d)
-            mh = np.linalg.solve(sigma, sum(c * v for c, v in zip(data_c, data_x))) if data_x else np.zeros(d)
+            zero = np.zeros(d)
+            th = np.linalg.solve(sigma, sum((r * v for r, v in zip(data_r, data_x, strict=True)), zero))
+            mh = np.linalg.solve(sigma, sum((c * v for c, v in zip(data_c, data_x, strict=True)), zero))
             w = math.sqrt(x @ np.linalg.solve(sigma, x))
             n = len(data_x)
             rad = math.sqrt(d * math.log((1 + n * L**2 / lam) / delta_prime))

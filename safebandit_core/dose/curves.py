@@ -12,7 +12,8 @@ sweep over them needs no recompilation. ``p1`` is p (power) or EC50 (emax); ``p2
 
 from __future__ import annotations
 
-from typing import Callable, NamedTuple
+from collections.abc import Callable
+from typing import NamedTuple
 
 import jax.numpy as jnp
 import numpy as np

@@ -18,7 +18,8 @@ Round 1: z₁ = min(1, τ/(b + S L)), α₁ = g⁻¹(z₁).
 
 from __future__ import annotations
 
-from typing import Callable, NamedTuple
+from collections.abc import Callable
+from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp

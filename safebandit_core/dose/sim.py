@@ -11,7 +11,8 @@ import dataclasses
 import functools
 import math
 import os
-from typing import Any, ClassVar, Iterator
+from collections.abc import Iterator
+from typing import Any, ClassVar
 
 import jax
 import jax.numpy as jnp
@@ -65,7 +66,7 @@ class DoseSettings:
     precision: str = "auto"
     refresh_every: int = 500
 
-    def validate(self) -> "DoseSettings":
+    def validate(self) -> DoseSettings:
         """Raise :class:`SettingsError` naming the first field out of range; return self."""
         if not self.policies:
             raise SettingsError("policies", "at least one of " + ", ".join(NAMES))
@@ -116,7 +117,7 @@ def params_for(s: DoseSettings, dtype: jnp.dtype, policies: tuple[str, ...] | No
 SOURCES = ("synthetic", "stream", "contexts")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def make_model(d: int, g: str, refresh_every: int, dtype_name: str, source: str) -> runner.Model:
     """The compiled-once model for one shape and stream source.
 
@@ -220,7 +221,8 @@ def warnings_for(s: DoseSettings) -> list[str]:
             f"margin b_δ = κ_c·√(2 log 1/δ) = {b:.2f} dwarfs τ. Raise τ, lower the cost noise κ_c, or raise δ."
         )
     if s.tau > 10 * (b + s.S * s.L):
-        out.append(f"τ = {s.tau:g} is so large that every dose is safe: the constraint never binds. Lower τ to see it work.")
+        out.append(f"τ = {s.tau:g} is so large that every dose is safe: the constraint never binds. "
+                   "Lower τ to see it work.")
     return out
 
 
@@ -260,11 +262,7 @@ def simulate_on_contexts(s: DoseSettings, X: Any, theta: Any, mu: Any, device: s
 
 def run(s: DoseSettings, device: str | None = None) -> dict[str, np.ndarray]:
     """:func:`simulate` to the end; outputs shaped (policy, seed, T)."""
-    last = None
-    for last in simulate(s, device):
-        pass
-    assert last is not None
-    return last.outputs
+    return runner.final(simulate(s, device)).outputs
 
 
 def run_on_stream(policy: str, X: Any, xi_r: Any, xi_c: Any, theta: Any, mu: Any, *, tau: float, delta: float,
@@ -320,7 +318,7 @@ def tidy_frame(s: DoseSettings, outputs: dict[str, np.ndarray]) -> pd.DataFrame:
 def summary(s: DoseSettings, outputs: dict[str, np.ndarray]) -> pd.DataFrame:
     """Per policy: violation rate (with a 95 % interval over seeds), final cumulative regret mean/std."""
     rows = []
-    for i, (name, label) in enumerate(zip(s.policies, s.labels)):
+    for i, (name, label) in enumerate(zip(s.policies, s.labels, strict=True)):
         viol = outputs["cost"][i] > s.tau  # (S, t)
         rate_per_seed = viol.mean(axis=1)
         cum = outputs["regret"][i].sum(axis=1)
@@ -376,8 +374,4 @@ def simulate_grid(base: DoseSettings, overrides: list[dict[str, float]], device:
 def run_grid(base: DoseSettings, overrides: list[dict[str, float]], device: str | None = None,
              chunk: int | None = None) -> dict[str, np.ndarray]:
     """:func:`simulate_grid` to the end."""
-    last = None
-    for last in simulate_grid(base, overrides, device, chunk):
-        pass
-    assert last is not None
-    return last.outputs
+    return runner.final(simulate_grid(base, overrides, device, chunk)).outputs

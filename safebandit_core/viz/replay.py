@@ -54,6 +54,8 @@ def _columns(layout: dict, n: int, titles: Sequence[str], x_title: str, y_title:
     width = (1.0 - gap * (n - 1)) / n
     layout.pop("xaxis", None)
     layout.pop("yaxis", None)
+    layout["margin"] = {**layout["margin"], "t": 104}
+    layout["legend"]["y"] = 1.16
     anns = layout.setdefault("annotations", [])
     for i in range(n):
         sx = "" if i == 0 else str(i + 1)
@@ -266,8 +268,8 @@ def loglog_figure(curves: pd.DataFrame, fits: dict[str, tuple[float, float]], fi
     layout["hovermode"] = "closest"
     layout["shapes"] = [{"type": "line", "yref": "paper", "y0": 0, "y1": 1, "xref": "x", "x0": fit_from,
                          "x1": fit_from, "line": {"color": LIMIT_COLOR, "dash": "dot", "width": 1}}]
-    layout["annotations"] = [note("fit from here →", fit_from, 1.0, xref="x", xanchor="left", yanchor="top",
-                                  font={"size": 11, "color": LIMIT_COLOR})]
+    layout["annotations"] = [note(" fit from here →", math.log10(fit_from), 1.0, xref="x", xanchor="left",
+                                  yanchor="top", font={"size": 11, "color": LIMIT_COLOR})]  # log axis: log10(x)
     return figure(traces, layout)
 
 
