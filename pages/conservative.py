@@ -10,6 +10,7 @@ import time
 from typing import Any
 
 import pandas as pd
+import plotly.graph_objects as go
 import streamlit as st
 
 from safebandit_core import settings as core_settings
@@ -200,14 +201,21 @@ def live_run(s: sim.ConservativeSettings, ctx: shell.RunContext, slots: dict[str
             "seconds": seconds}
 
 
+def main_figures(frame: pd.DataFrame, best: float, T: int, zoom: float) -> dict[str, go.Figure]:
+    """The charts that update live, by slot name."""
+    return {
+        "regret": vc.regret_figure(frame, best, labels=LABELS),
+        "zoom": vc.zoom_figure(frame, best, vc.early_window(T, zoom / 100), labels=LABELS),
+        "reward": vc.reward_figure(frame, labels=LABELS),
+        "slack": vc.slack_figure(frame, labels=LABELS),
+        "default_pulls": vc.default_pulls_figure(frame, labels=LABELS),
+    }
+
+
 def draw_main(slots: dict[str, Any], frame: pd.DataFrame, best: float, T: int, zoom: float, suffix: str = "") -> None:
     """The charts that update live (and stay as the final view): unique keys per live update."""
-    slots["regret"].plotly_chart(vc.regret_figure(frame, best, labels=LABELS), key=f"regret{suffix}")
-    slots["zoom"].plotly_chart(vc.zoom_figure(frame, best, vc.early_window(T, zoom / 100), labels=LABELS),
-                               key=f"zoom{suffix}")
-    slots["reward"].plotly_chart(vc.reward_figure(frame, labels=LABELS), key=f"reward{suffix}")
-    slots["slack"].plotly_chart(vc.slack_figure(frame, labels=LABELS), key=f"slack{suffix}")
-    slots["default_pulls"].plotly_chart(vc.default_pulls_figure(frame, labels=LABELS), key=f"default_pulls{suffix}")
+    for name, fig in main_figures(frame, best, T, zoom).items():
+        slots[name].plotly_chart(fig, key=f"{name}{suffix}")
 
 
 def explain_rule() -> None:
@@ -315,7 +323,8 @@ def main() -> None:
     status.caption(pagekit.run_caption(result, s.T, s.seeds, len(s.policy_list()), from_cache))
     draw_main(slots, frame, result["best"], s.T, zoom)
     summary_table(summary)
-    pagekit.downloads(s, frame, f"conservative_{s.problem}_T{s.T}_K{s.K}_seed{s.base_seed}", "cb_")
+    pagekit.downloads(s, frame, f"conservative_{s.problem}_T{s.T}_K{s.K}_seed{s.base_seed}", "cb_", summary=summary,
+                      figures=lambda: main_figures(frame, result["best"], s.T, zoom))
 
 
 main()

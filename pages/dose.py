@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import plotly.graph_objects as go
 import streamlit as st
 
 from safebandit_core import settings as core_settings
@@ -140,13 +141,18 @@ def live_run(s: sim.DoseSettings, ctx: shell.RunContext, slots: dict[str, Any]) 
             "seconds": seconds, "settings_json": core_settings.to_json(s)}
 
 
+def main_figures(s: sim.DoseSettings, frame: pd.DataFrame, summary: pd.DataFrame, band: str = "std"
+                 ) -> dict[str, go.Figure]:
+    """The charts that update live, by slot name."""
+    return {"regret": vd.regret_figure(frame, band=band), "violations": vd.violation_figure(summary, s.delta),
+            "cost": vd.cost_figure(frame, s.tau), "safe": vd.safe_interval_figure(frame)}
+
+
 def draw_main(slots: dict[str, Any], s: sim.DoseSettings, frame: pd.DataFrame, summary: pd.DataFrame, band: str,
               suffix: str = "") -> None:
     """The charts that update live (and stay as the final view): unique keys per live update."""
-    slots["regret"].plotly_chart(vd.regret_figure(frame, band=band), key=f"regret{suffix}")
-    slots["violations"].plotly_chart(vd.violation_figure(summary, s.delta), key=f"violations{suffix}")
-    slots["cost"].plotly_chart(vd.cost_figure(frame, s.tau), key=f"cost{suffix}")
-    slots["safe"].plotly_chart(vd.safe_interval_figure(frame), key=f"safe{suffix}")
+    for name, fig in main_figures(s, frame, summary, band).items():
+        slots[name].plotly_chart(fig, key=f"{name}{suffix}")
 
 
 def layout() -> tuple[dict[str, Any], str]:
@@ -261,7 +267,8 @@ def main() -> None:
         draw_main(slots, s, frame, summary, band)
         slack_and_table(s, frame, summary)
         round_inspector(s, frame)
-        pagekit.downloads(s, frame, f"dose_T{s.T}_d{s.d}_seed{s.base_seed}")
+        pagekit.downloads(s, frame, f"dose_T{s.T}_d{s.d}_seed{s.base_seed}", summary=summary,
+                          figures=lambda: {**main_figures(s, frame, summary, band), "slack": vd.slack_figure(frame)})
 
 
 main()

@@ -10,6 +10,7 @@ import time
 from typing import Any
 
 import pandas as pd
+import plotly.graph_objects as go
 import streamlit as st
 
 from safebandit_core.conservative import mv_sim
@@ -108,16 +109,24 @@ def live_run(s: mv_sim.MVSettings, ctx: shell.RunContext, slots: dict[str, Any],
             "seconds": seconds}
 
 
+def main_figures(s: mv_sim.MVSettings, result: dict[str, Any], zoom: float) -> dict[str, go.Figure]:
+    """The charts that update live, by slot name."""
+    frame, arms = result["frame"], result["arms"]
+    best = vm.best_mv(arms)
+    return {
+        "regret": vm.regret_figure(frame, best),
+        "zoom": vm.zoom_figure(frame, best, vc.early_window(s.T, zoom / 100)),
+        "slack": vm.slack_figure(frame),
+        "default_pulls": vm.default_pulls_figure(frame),
+        "arms": vm.arms_figure(arms, s.rho),
+    }
+
+
 def draw_main(slots: dict[str, Any], s: mv_sim.MVSettings, result: dict[str, Any], zoom: float,
               suffix: str = "") -> None:
     """The charts that update live (and stay as the final view): unique keys per live update."""
-    frame, arms = result["frame"], result["arms"]
-    best = vm.best_mv(arms)
-    slots["regret"].plotly_chart(vm.regret_figure(frame, best), key=f"regret{suffix}")
-    slots["zoom"].plotly_chart(vm.zoom_figure(frame, best, vc.early_window(s.T, zoom / 100)), key=f"zoom{suffix}")
-    slots["slack"].plotly_chart(vm.slack_figure(frame), key=f"slack{suffix}")
-    slots["default_pulls"].plotly_chart(vm.default_pulls_figure(frame), key=f"default_pulls{suffix}")
-    slots["arms"].plotly_chart(vm.arms_figure(arms, s.rho), key=f"arms{suffix}")
+    for name, fig in main_figures(s, result, zoom).items():
+        slots[name].plotly_chart(fig, key=f"{name}{suffix}")
 
 
 def explain_rule(s: mv_sim.MVSettings) -> None:
@@ -236,7 +245,8 @@ def main() -> None:
     with slots["verdict"]:
         verdict(result["frame"])
     summary_table(result["summary"])
-    pagekit.downloads(s, result["frame"], f"mean_variance_T{s.T}_K{s.K}_rho{s.rho:g}_seed{s.base_seed}", "mv_")
+    pagekit.downloads(s, result["frame"], f"mean_variance_T{s.T}_K{s.K}_rho{s.rho:g}_seed{s.base_seed}", "mv_",
+                      summary=result["summary"], figures=lambda: main_figures(s, result, zoom))
 
 
 main()

@@ -15,8 +15,11 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import plotly.graph_objects as go
 import streamlit as st
 
+from safebandit_core import device as core_device
+from safebandit_core import export
 from safebandit_core import settings as core_settings
 from safebandit_core.data import experiment as ex
 from safebandit_core.data.battery import BatteryDataError, random_walk_discharges, raw_samples
@@ -35,7 +38,14 @@ MAX_STEP_WINDOW = 2000
 MAX_SAMPLE_WINDOW = 300
 LIVE_EVERY_S = 0.6
 FIELD_NAMES = {"T": "Rounds T", "d": "Embedding size d", "seeds": "Seeds", "tau": "Cost limit τ",
-               "fit_lam": "Ridge of the fit", "policies": "Policies"}
+               "fit_lam": "Ridge of the fit", "policies": "Policies", "dim": "Embedding size d", "source": "Data",
+               "embedder": "Embedder", "taus": "Cost limit τ", "base_seed": "Base seed (sidebar)",
+               "precision": "Precision (sidebar)", "path": "Path of a .mat file", "file": "File name"}
+SETTINGS_KIND = "battery"
+UPLOAD_KEY = "bat_settings_upload"
+MESSAGE_KEY = f"{UPLOAD_KEY}_message"
+SETTINGS_FIELDS = ("kind", "source", "file", "path", "dim", "embedder", "fit_lam", "taus", "T", "seeds", "policies",
+                   "base_seed", "precision")
 
 RW26_NOTE = (
     "**About the data.** The embedded cell **RW26** comes from NASA's *40 °C right-skewed random walk* group "
@@ -147,6 +157,148 @@ def choose_replay() -> dict[str, Any]:
     return v
 
 
+def page_settings(choice: DataChoice, embedder: str, dim: int, fit_lam: float, options: dict[str, Any],
+                  ctx: shell.RunContext) -> dict[str, Any]:
+    """The settings that re-create this page's replays: the data source, embedding, fit, τ values, T, seeds,
+    policies, base seed and precision. A user's file is named, not stored: it must be given again."""
+    return {
+        "kind": SETTINGS_KIND,
+        "source": choice.kind,
+        "file": None if choice.kind == "embedded" else choice.label,
+        "path": choice.payload if choice.kind == "path" else None,
+        "dim": int(dim),
+        "embedder": embedder,
+        "fit_lam": float(fit_lam),
+        "taus": sorted(float(t) for t in options["taus"] or []),
+        "T": None if options["T"] is None else int(options["T"]),
+        "seeds": int(options["seeds"]),
+        "policies": list(options["policies"]),
+        "base_seed": int(ctx.base_seed),
+        "precision": ctx.precision,
+    }
+
+
+def _int_in(data: dict[str, Any], field: str, lo: int, hi: int) -> int:
+    value = data[field]
+    core_settings.check_int_range(field, value, lo, hi)
+    return int(value)
+
+
+def restored_widgets(data: Any) -> dict[str, Any]:
+    """The widget values (by key) that settings saved by :func:`page_settings` set; raises on any problem."""
+    if not isinstance(data, dict):
+        raise ValueError("the file must hold one JSON object of settings")
+    kind = data.get("kind", SETTINGS_KIND)
+    if kind != SETTINGS_KIND:
+        raise ValueError(f"these are settings of the {kind!r} model, not of the battery replay")
+    unknown = sorted(set(data) - set(SETTINGS_FIELDS))
+    if unknown:
+        raise core_settings.SettingsError(unknown[0], "a known setting of the battery replay ("
+                                          + ", ".join(SETTINGS_FIELDS[1:]) + ")")
+    data = {"source": "embedded", "file": None, "path": None, "embedder": HASH_EMBEDDER,
+            "fit_lam": ex.DEFAULT_FIT_LAM, "taus": list(ex.TAUS), "T": None, "seeds": 3,
+            "policies": list(ex.POLICIES), "precision": None, **data}
+    missing = [f for f in ("dim", "base_seed") if f not in data]
+    if missing:
+        raise core_settings.SettingsError(missing[0], "given in the file")
+    core_settings.check_choice("source", data["source"], tuple(SOURCES))
+    out: dict[str, Any] = {"bat_source": data["source"], "bat_dim": _int_in(data, "dim", 1, sim.MAX_D),
+                           "bat_seeds": _int_in(data, "seeds", 1, 50),
+                           shell.SEED_KEY: _int_in(data, "base_seed", 0, shell.MAX_BASE_SEED)}
+    if data["source"] == "path":
+        if not isinstance(data["path"], str) or not data["path"].strip():
+            raise core_settings.SettingsError("path", "the path of a .mat file", data["path"])
+        out["bat_path"] = data["path"]
+    fit_lam = data["fit_lam"]
+    if not (isinstance(fit_lam, (int, float)) and not isinstance(fit_lam, bool) and 1e-6 <= fit_lam <= 1e3):
+        raise core_settings.SettingsError("fit_lam", "in [1e-06, 1000]", fit_lam)
+    out["bat_fit_lam"] = float(fit_lam)
+    taus = data["taus"]
+    if not isinstance(taus, list) or any(t not in ex.TAUS for t in taus):
+        raise core_settings.SettingsError("taus", "a list of " + ", ".join(f"{t:g}" for t in ex.TAUS), taus)
+    out["bat_taus"] = [t for t in ex.TAUS if t in taus]
+    if data["T"] is not None:
+        _int_in(data, "T", 1, MAX_PAGE_T)
+    out["bat_T"] = data["T"]
+    policies = data["policies"]
+    if not isinstance(policies, list) or any(p not in ex.POLICIES for p in policies):
+        raise core_settings.SettingsError("policies", "a list of " + ", ".join(ex.POLICIES), policies)
+    out["bat_policies"] = list(policies)
+    embedder = data["embedder"]
+    kinds = available_embedders()
+    family, _, model = embedder.partition(":") if isinstance(embedder, str) else ("", "", "")
+    if embedder == HASH_EMBEDDER:
+        if SENTENCE_EMBEDDER in kinds:
+            out["bat_embedder"] = HASH_EMBEDDER
+    elif family == SENTENCE_EMBEDDER and model:
+        if SENTENCE_EMBEDDER not in kinds:
+            raise core_settings.SettingsError("embedder", f"'{HASH_EMBEDDER}' here (sentence-transformers is not "
+                                              "installed)", embedder)
+        out["bat_embedder"] = SENTENCE_EMBEDDER
+        out["bat_model"] = model
+    else:
+        raise core_settings.SettingsError("embedder", f"'{HASH_EMBEDDER}' or '{SENTENCE_EMBEDDER}:<model>'", embedder)
+    if data["precision"] not in (None, "auto"):
+        core_settings.check_choice("precision", data["precision"], core_device.PRECISIONS)
+        out[shell.PRECISION_KEY] = data["precision"]
+    return out
+
+
+def restore_from_upload() -> None:
+    """Callback of the settings uploader: put the settings of a JSON or zip into the widgets, or say what is wrong.
+
+    The embedded RW26 run is re-created as it was; a run on a user's file gets every other setting back, and
+    the message says that the file itself must be given again.
+    """
+    file = st.session_state.get(UPLOAD_KEY)
+    if file is None:
+        st.session_state.pop(MESSAGE_KEY, None)
+        return
+    try:
+        data = pagekit.settings_file_dict(file.getvalue())
+        widgets = restored_widgets(data)
+    except core_settings.SettingsError as err:
+        shown = "" if err.value is None else f" (the file has {err.value!r})"
+        st.session_state[MESSAGE_KEY] = ("error", f"{file.name}: **{FIELD_NAMES.get(err.field, err.field)}** must be "
+                                                  f"{err.allowed}{shown}.")
+        return
+    except (UnicodeDecodeError, json.JSONDecodeError) as err:
+        st.session_state[MESSAGE_KEY] = ("error", f"{file.name} is not a JSON file ({err}). Upload a settings file "
+                                                  "or a zip saved by this page.")
+        return
+    except (ValueError, TypeError) as err:
+        st.session_state[MESSAGE_KEY] = ("error", f"{file.name}: {err}.")
+        return
+    st.session_state.update(widgets)
+    source = widgets["bat_source"]
+    named = data.get("file") or "your file"
+    if source == "upload":
+        st.session_state[MESSAGE_KEY] = (
+            "warning", f"Restored the settings of {file.name}. They were run on an uploaded file, {named}, which a "
+                       "settings file does not hold: **upload that file again** under *Upload a .mat file* to "
+                       "re-create the run.")
+    elif source == "path":
+        st.session_state[MESSAGE_KEY] = (
+            "warning", f"Restored the settings of {file.name}. Their data is read again from {widgets['bat_path']} on "
+                       "this machine; if that file is not there, **give the file again** (upload it or its path).")
+    else:
+        st.session_state[MESSAGE_KEY] = ("success", f"Restored the settings of {file.name}: the replay below runs "
+                                                    "them again on the embedded RW26 data.")
+
+
+def restore_section() -> None:
+    """The *Restore a run* uploader and the message its last upload left."""
+    st.markdown("**Restore a run**")
+    st.file_uploader("Settings JSON or zip saved by this page", type=["json", "zip"], key=UPLOAD_KEY,
+                     on_change=restore_from_upload,
+                     help="Restores the data choice, embedding, fit, τ values, T, seeds, policies and the base seed. "
+                          "A run on the embedded RW26 data is re-created exactly; a user's .mat file must be given "
+                          "again.")
+    message = st.session_state.get(MESSAGE_KEY)
+    if message:
+        {"error": st.error, "warning": st.warning}.get(message[0], st.success)(message[1])
+
+
 def show_error(err: Exception) -> None:
     """One st.error naming what to change."""
     if isinstance(err, core_settings.SettingsError):
@@ -251,13 +403,18 @@ def tidy(run: ex.BatteryRun, outputs: dict[str, np.ndarray]) -> tuple[pd.DataFra
     return frame, sim.summary(run.settings, outputs)
 
 
+def replay_figures(run: ex.BatteryRun, frame: pd.DataFrame, summary: pd.DataFrame) -> dict[str, go.Figure]:
+    """The charts of one replay, by slot name."""
+    return {"regret": vd.regret_figure(frame), "safe": vd.safe_interval_figure(frame),
+            "cost": vd.cost_figure(frame, run.settings.tau),
+            "violations": vd.violation_figure(summary, run.settings.delta)}
+
+
 def draw_live(slots: dict[str, Any], run: ex.BatteryRun, frame: pd.DataFrame, summary: pd.DataFrame,
               tag: str) -> None:
     """The charts that update while the replay runs and stay as its final view."""
-    slots["regret"].plotly_chart(vd.regret_figure(frame), key=f"regret_{tag}")
-    slots["safe"].plotly_chart(vd.safe_interval_figure(frame), key=f"safe_{tag}")
-    slots["cost"].plotly_chart(vd.cost_figure(frame, run.settings.tau), key=f"cost_{tag}")
-    slots["violations"].plotly_chart(vd.violation_figure(summary, run.settings.delta), key=f"violations_{tag}")
+    for name, fig in replay_figures(run, frame, summary).items():
+        slots[name].plotly_chart(fig, key=f"{name}_{tag}")
 
 
 def live_replay(run: ex.BatteryRun, ctx: shell.RunContext, slots: dict[str, Any], tag: str) -> dict[str, Any]:
@@ -280,8 +437,9 @@ def live_replay(run: ex.BatteryRun, ctx: shell.RunContext, slots: dict[str, Any]
             "record": ex.summary_row(run, outputs, seconds=seconds, device=ctx.device)}
 
 
-def replay_view(run: ex.BatteryRun, ctx: shell.RunContext, problem_key: str, tag: str) -> None:
-    """One τ: a stored or live replay, its headline numbers, charts and table."""
+def replay_view(run: ex.BatteryRun, ctx: shell.RunContext, problem_key: str, tag: str
+                ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """One τ: a stored or live replay, its headline numbers, charts and table; returns its frame and summary."""
     s = run.settings
     status = st.empty()
     metrics = st.container()
@@ -334,19 +492,21 @@ def replay_view(run: ex.BatteryRun, ctx: shell.RunContext, problem_key: str, tag
         c: st.column_config.NumberColumn(format="%.3f") for c in table.columns if c != "policy"})
     st.download_button("Summary JSON", json.dumps(record, indent=1), f"battery_tau{s.tau:g}_T{s.T}_d{s.d}.json",
                        "application/json", on_click="ignore", icon=":material/download:", key=f"dl_{tag}")
+    return frame, summary
 
 
 def replay_section(problem: BatteryProblem, choice: DataChoice, options: dict[str, Any], fit_lam: float,
-                   ctx: shell.RunContext, problem_key: str) -> None:
-    """The replays, one per chosen τ (tabs when there are two)."""
+                   ctx: shell.RunContext, problem_key: str
+                   ) -> list[tuple[ex.BatteryRun, pd.DataFrame, pd.DataFrame]]:
+    """The replays, one per chosen τ (tabs when there are two); returns each run with its frame and summary."""
     st.header("The replay")
     taus = sorted(options["taus"] or [])
     if not taus:
         st.info("Choose at least one cost limit τ in the sidebar.", icon=":material/tune:")
-        return
+        return []
     if not options["policies"]:
         show_error(core_settings.SettingsError("policies", "at least one of the three"))
-        return
+        return []
     runs = []
     try:
         for tau in taus:
@@ -358,7 +518,7 @@ def replay_section(problem: BatteryProblem, choice: DataChoice, options: dict[st
             runs.append(run)
     except core_settings.SettingsError as err:
         show_error(err)
-        return
+        return []
     s = runs[0].settings
     st.markdown(
         f"Each round replays one context of the second half ({problem.n_replay:,} rounds"
@@ -366,9 +526,39 @@ def replay_section(problem: BatteryProblem, choice: DataChoice, options: dict[st
         f"from the fit with κ_r = {s.kappa_r:.3f}, κ_c = {s.kappa_c:.3f}, and lets each policy choose the dose. "
         f"Constants: S = {s.S:.2f}, L = {s.L:.2f}, λ = {s.lam:g}, δ = δ′ = {s.delta:g}, ε = {s.eps:g}.")
     containers = st.tabs([f"τ = {r.settings.tau:g}" for r in runs]) if len(runs) > 1 else [st.container()]
+    done = []
     for i, (run, box) in enumerate(zip(runs, containers, strict=True)):
         with box:
-            replay_view(run, ctx, problem_key, f"t{i}")
+            done.append((run, *replay_view(run, ctx, problem_key, f"t{i}")))
+    return done
+
+
+def save_section(settings: dict[str, Any], problem: BatteryProblem,
+                 replays: list[tuple[ex.BatteryRun, pd.DataFrame, pd.DataFrame]]) -> None:
+    """The settings JSON and everything as one zip (per-round Parquet per τ, the summaries, the figures)."""
+    st.subheader("Save this run")
+    stem = (f"battery_{settings['source']}_d{settings['dim']}_T{settings['T'] or 'all'}"
+            f"_seed{settings['base_seed']}")
+
+    def everything() -> bytes:
+        frames = {f"tau{run.settings.tau:g}": frame for run, frame, _ in replays}
+        summary = pd.concat([summary.assign(tau=run.settings.tau) for run, _, summary in replays], ignore_index=True)
+        figures: dict[str, go.Figure] = {"fit_scatter": vb.fit_scatter_figure(
+            ex.fit_frame(problem), problem.replay_r2_reward, problem.replay_r2_cost)}
+        for run, frame, summ in replays:
+            figures.update({f"{name}_tau{run.settings.tau:g}": fig
+                            for name, fig in replay_figures(run, frame, summ).items()})
+        return export.bundle(frames, summary, settings, figures)
+
+    cols = st.columns(2)
+    cols[0].download_button("Settings JSON", json.dumps(settings, indent=2, sort_keys=True), f"{stem}.json",
+                            "application/json", on_click="ignore", icon=":material/settings:", key="bat_dl_json")
+    pagekit.zip_button(everything, stem, "bat_dl_zip", cols[1])
+    note = ("Upload either file under *Restore a run* to re-create this replay exactly (same base seed)."
+            if settings["source"] == "embedded" else
+            f"Upload either file under *Restore a run* to restore these settings; the data, {settings['file']}, is "
+            "not in them and must be given again.")
+    st.caption(note)
 
 
 def main() -> None:
@@ -386,6 +576,7 @@ def main() -> None:
         choice = choose_data()
         embedder, dim, fit_lam = choose_embedding(ctx)
         options = choose_replay()
+        restore_section()
     st.caption(f"Computing on **{ctx.device_label}** in **{ctx.precision}** (change it in the sidebar).")
     if choice is None:
         st.info("Upload a NASA .mat file or give its path in the sidebar to continue.", icon=":material/upload_file:")
@@ -401,7 +592,9 @@ def main() -> None:
     problem_key = f"{choice.key}|{embedder}|{dim}|{fit_lam:g}"
     data_section(choice, steps, problem)
     fit_section(problem, fit_lam)
-    replay_section(problem, choice, options, fit_lam, ctx, problem_key)
+    replays = replay_section(problem, choice, options, fit_lam, ctx, problem_key)
+    if replays:
+        save_section(page_settings(choice, embedder, dim, fit_lam, options, ctx), problem, replays)
 
 
 main()

@@ -10,12 +10,15 @@ from __future__ import annotations
 import dataclasses
 import io
 import json
+import zipfile
 from collections.abc import Callable, Mapping
 from typing import Any, Generic, TypeVar
 
 import pandas as pd
+import plotly.graph_objects as go
 import streamlit as st
 
+from safebandit_core import export
 from safebandit_core import settings as core_settings
 
 from . import shell
@@ -100,6 +103,16 @@ class SettingsForm(Generic[S]):
         return self.controls[field].label if field in self.controls else field
 
 
+def _control_values(form: SettingsForm[S], s: S) -> dict[str, float]:
+    """The control values a settings object sets, each checked against its widget's range."""
+    values = form.values_of(s) if form.values_of else {f: getattr(s, f) for f in form.controls}
+    for field, value in values.items():
+        c = form.controls[field]
+        if not (c.lo <= value <= c.hi):
+            raise core_settings.SettingsError(field, f"in [{c.lo:g}, {c.hi:g}] on this page", value)
+    return values
+
+
 def _restored(form: SettingsForm[S], data: object) -> tuple[S, dict[str, float]]:
     """The settings in an uploaded JSON value and the control values they set; raises on any problem."""
     if not isinstance(data, dict):
@@ -109,12 +122,35 @@ def _restored(form: SettingsForm[S], data: object) -> tuple[S, dict[str, float]]
     if kind != wanted:
         raise ValueError(f"these are settings of the {kind!r} model, not of {form.model}")
     s = core_settings.from_dict(form.settings_cls, data)
-    values = form.values_of(s) if form.values_of else {f: getattr(s, f) for f in form.controls}
-    for field, value in values.items():
-        c = form.controls[field]
-        if not (c.lo <= value <= c.hi):
-            raise core_settings.SettingsError(field, f"in [{c.lo:g}, {c.hi:g}] on this page", value)
-    return s, values
+    return s, _control_values(form, s)
+
+
+def is_zip(data: bytes) -> bool:
+    """Whether uploaded bytes are a zip (a bundle from an *Everything (zip)* button)."""
+    return data[:4] == b"PK\x03\x04"
+
+
+def _restored_bundle(form: SettingsForm[S], data: bytes) -> tuple[S, dict[str, float]]:
+    """The settings in an uploaded bundle (read by :func:`export.load_settings`) and the control values they set."""
+    kind, s = export.load_settings(data)
+    wanted = form.settings_cls.KIND  # type: ignore[attr-defined]
+    if kind != wanted:
+        raise ValueError(f"these are settings of the {kind!r} model, not of {form.model}")
+    return s, _control_values(form, s)
+
+
+def settings_file_dict(data: bytes) -> Any:
+    """The JSON value of an uploaded settings file: a settings JSON, or the ``settings.json`` of a bundle (zip).
+
+    Raises ValueError (a zip without settings), UnicodeDecodeError or json.JSONDecodeError.
+    """
+    if is_zip(data):
+        try:
+            with zipfile.ZipFile(io.BytesIO(data)) as zf:
+                data = zf.read(export.SETTINGS_FILE)
+        except (zipfile.BadZipFile, KeyError):
+            raise ValueError(f"not a bundle saved by this app (it has no readable {export.SETTINGS_FILE})") from None
+    return json.loads(data.decode("utf-8"))
 
 
 def restore_from_upload(form: SettingsForm[Any]) -> None:
@@ -123,9 +159,14 @@ def restore_from_upload(form: SettingsForm[Any]) -> None:
     if file is None:
         st.session_state.pop(form.message_key, None)
         return
+    data = file.getvalue()
     try:
-        s, values = _restored(form, json.loads(file.getvalue().decode("utf-8")))
+        s, values = _restored_bundle(form, data) if is_zip(data) else _restored(form, json.loads(data.decode("utf-8")))
     except core_settings.SettingsError as err:
+        if err.field == "file":
+            st.session_state[form.message_key] = ("error", f"{file.name}: must be {err.allowed}. Upload a settings "
+                                                           "file or a zip saved by this page.")
+            return
         shown = "" if err.value is None else f" (the file has {err.value!r})"
         st.session_state[form.message_key] = ("error", f"{file.name}: **{form.label(err.field)}** must be "
                                                        f"{err.allowed}{shown}.")
@@ -150,9 +191,10 @@ def restore_from_upload(form: SettingsForm[Any]) -> None:
 def restore_section(form: SettingsForm[Any]) -> None:
     """The *Restore a run* uploader and the message its last upload left."""
     st.markdown("**Restore a run**")
-    st.file_uploader("Settings JSON saved by this page", type=["json"], key=form.upload_key,
+    st.file_uploader("Settings JSON or zip saved by this page", type=["json", "zip"], key=form.upload_key,
                      on_change=restore_from_upload, args=(form,),
-                     help="Restores every control (and the base seed) from the file.")
+                     help="Restores every control (and the base seed) from the file, or from the settings in a "
+                          "zip made by *Everything (zip)*.")
     message = st.session_state.get(form.message_key)
     if message:
         (st.error if message[0] == "error" else st.success)(message[1])
@@ -229,8 +271,27 @@ def run_caption(result: Mapping[str, Any], T: int, seeds: int, policies: int, fr
             + (" (stored result)" if from_cache else "") + ".")
 
 
-def downloads(s: object, frame: pd.DataFrame, stem: str, key_prefix: str = "") -> None:
-    """Per-round CSV and Parquet (made on click) and the settings JSON, saved as ``stem`` + extension."""
+ZIP_LABEL = "Everything (zip)"
+ROUNDS_NAME = "per_round"
+
+
+def zip_button(make: Callable[[], bytes], stem: str, key: str, container: Any = st) -> None:
+    """The *Everything (zip)* button: ``make`` builds the bundle only when it is clicked."""
+    container.download_button(ZIP_LABEL, make, f"{stem}.zip", "application/zip", on_click="ignore",
+                              icon=":material/folder_zip:", key=key,
+                              help="Per-round Parquet, the summary as CSV, the settings JSON and the figures as "
+                                   "HTML (they open offline).")
+
+
+def downloads(s: object, frame: pd.DataFrame, stem: str, key_prefix: str = "",
+              summary: pd.DataFrame | None = None,
+              figures: Callable[[], Mapping[str, go.Figure]] | None = None) -> None:
+    """Per-round CSV and Parquet (made on click), the settings JSON and everything as one zip, saved as ``stem`` +
+    extension.
+
+    The zip (made on click with :func:`export.bundle`) holds the per-round Parquet, ``summary`` as CSV, the
+    settings JSON and the figures ``figures()`` returns (name → figure) as HTML.
+    """
     st.subheader("Save this run")
 
     def parquet() -> bytes:
@@ -238,11 +299,17 @@ def downloads(s: object, frame: pd.DataFrame, stem: str, key_prefix: str = "") -
         frame.to_parquet(buf, index=False)
         return buf.getvalue()
 
-    cols = st.columns(3)
+    def everything() -> bytes:
+        return export.bundle({ROUNDS_NAME: frame}, summary if summary is not None else pd.DataFrame(),
+                             export.settings_dict(s), dict(figures()) if figures else {})
+
+    cols = st.columns(4)
     cols[0].download_button("Per-round CSV", lambda: frame.to_csv(index=False), f"{stem}.csv", "text/csv",
                             on_click="ignore", icon=":material/table:", key=f"{key_prefix}dl_csv")
     cols[1].download_button("Per-round Parquet", parquet, f"{stem}.parquet", "application/vnd.apache.parquet",
                             on_click="ignore", icon=":material/dataset:", key=f"{key_prefix}dl_parquet")
     cols[2].download_button("Settings JSON", core_settings.to_json(s), f"{stem}.json", "application/json",
                             on_click="ignore", icon=":material/settings:", key=f"{key_prefix}dl_json")
-    st.caption("Upload the settings JSON under *Restore a run* to recreate this run exactly (same base seed).")
+    zip_button(everything, stem, f"{key_prefix}dl_zip", cols[3])
+    st.caption("Upload the settings JSON (or the zip) under *Restore a run* to recreate this run exactly (same base "
+               "seed).")

@@ -16,11 +16,12 @@ import textwrap
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from safebandit_core import device, settings
+from safebandit_core import device, export, settings
 from safebandit_core.dose import sim
 from safebandit_ui import registry
 
@@ -267,3 +268,31 @@ def test_second_device_and_precision_reach_the_run():
     got = json.loads(out.stdout.strip().splitlines()[-1])
     assert got["exc"] == []
     assert got["label"] in got["ran"] and "float32" in got["ran"]
+
+
+def bundle_of(s, summary=None) -> bytes:
+    """A zip as *Everything (zip)* makes it, holding settings ``s`` (a tiny frame stands in for the rounds)."""
+    return export.bundle({"per_round": pd.DataFrame({"t": [1]})}, pd.DataFrame() if summary is None else summary,
+                         export.settings_dict(s), {})
+
+
+def download_labels(at: AppTest) -> set[str]:
+    """Labels of every download button on the page."""
+    return {b.proto.label for b in at.get("download_button")}
+
+
+def test_zip_download_and_a_zip_upload_re_creates_the_run():
+    first = dose_page(tau=0.75, base_seed=2)
+    assert {"Per-round CSV", "Per-round Parquet", "Settings JSON", "Everything (zip)"} <= download_labels(first)
+    table = first.dataframe[0].value
+    wanted = sim.DoseSettings(T=SMALL_T, tau=0.75, base_seed=2,
+                              precision=first.sidebar.selectbox(key="precision").value)
+    st.cache_data.clear()  # the upload must run it again, not find it stored
+    at = dose_page()
+    at.file_uploader(key="dose_upload").upload("run.zip", bundle_of(wanted), "application/zip").run()
+    assert not at.exception and not errors(at)
+    assert [s.value for s in at.success] == ["Restored the settings of run.zip."]
+    assert at.slider(key="tau").value == pytest.approx(0.75)
+    assert at.number_input(key="T").value == SMALL_T and at.number_input(key="base_seed").value == 2
+    assert "(stored result)" not in at.caption[0].value
+    pd.testing.assert_frame_equal(at.dataframe[0].value, table)

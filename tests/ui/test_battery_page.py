@@ -8,10 +8,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pandas as pd
 import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
+from safebandit_core import export
+from safebandit_core.dose import sim
 from tests.test_battery_experiment import cell_mat_bytes
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -100,3 +103,37 @@ def test_bad_data_is_an_error_not_a_traceback(state, upload, message):
     assert not at.exception
     assert any(message in e.value for e in at.error), [e.value for e in at.error]
     assert "regret_t0" not in charts(at)
+
+
+def battery_settings(**kw) -> dict:
+    """Settings as the page's *Settings JSON* saves them (d = 32, T = 200, 2 seeds on the embedded RW26)."""
+    return {"kind": "battery", "source": "embedded", "file": None, "path": None, "dim": 32, "embedder": "hash",
+            "fit_lam": 0.1, "taus": [0.1, 0.2], "T": 200, "seeds": 2,
+            "policies": ["hpucb", "eps_greedy", "on_expectation"], "base_seed": 0, "precision": None, **kw}
+
+
+def test_zip_download_and_zip_upload_re_create_the_replay():
+    at = battery_page()
+    labels = {b.proto.label for b in at.get("download_button")}
+    assert {"Settings JSON", "Everything (zip)"} <= labels
+    frame = pd.DataFrame({"t": [1]})
+    data = export.bundle({"tau0.2": frame}, pd.DataFrame(), battery_settings(taus=[0.2], base_seed=1), {})
+    at.file_uploader(key="bat_settings_upload").upload("run.zip", data, "application/zip").run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert any("Restored the settings of run.zip" in s.value for s in at.success)
+    assert at.number_input(key="bat_dim").value == 32 and at.number_input(key="bat_T").value == 200
+    assert at.number_input(key="base_seed").value == 1
+    assert at.button_group(key="bat_taus").value == [0.2]
+    shown = charts(at)
+    assert "τ = 0.2" in shown["cost_t0"]["layout"]["title"]["text"] and "regret_t1" not in shown
+    assert "seed 1" in shown["cost_t0"]["layout"]["title"]["text"]
+    # A run on a user's file: every other setting comes back, and the page says the file must be given again.
+    user = json.dumps(battery_settings(source="upload", file="RW9.mat")).encode()
+    at.file_uploader(key="bat_settings_upload").upload("rw9.json", user, "application/json").run()
+    assert not at.exception
+    assert any("RW9.mat" in w.value and "upload that file again" in w.value for w in at.warning)
+    assert at.radio(key="bat_source").value == "upload"
+    assert any("Upload a NASA .mat file" in i.value for i in at.info)
+    other = export.bundle({}, pd.DataFrame(), export.settings_dict(sim.DoseSettings()), {})
+    at.file_uploader(key="bat_settings_upload").upload("dose.zip", other, "application/zip").run()
+    assert any("not of the battery replay" in e.value for e in at.error)

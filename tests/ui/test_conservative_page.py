@@ -9,11 +9,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pandas as pd
 import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from safebandit_core import settings
+from safebandit_core import export, settings
 from safebandit_core.conservative import sim
 from safebandit_ui import registry
 
@@ -157,3 +158,18 @@ def test_no_policy_and_too_large_runs_are_errors():
     assert not at.exception
     assert any("Rounds T × Seeds × policies" in m and "Lower T or Seeds" in m for m in errors(at))
     assert charts(at) == {}
+
+
+def test_zip_download_and_zip_upload_restores_the_controls():
+    at = page()
+    labels = {b.proto.label for b in at.get("download_button")}
+    assert {"Per-round CSV", "Per-round Parquet", "Settings JSON", "Everything (zip)"} <= labels
+    wanted = small_settings(alpha=0.1, mu0=0.6, base_seed=3)
+    data = export.bundle({"per_round": pd.DataFrame({"t": [1]})}, pd.DataFrame(), export.settings_dict(wanted), {})
+    at.file_uploader(key="cb_upload").upload("run.zip", data, "application/zip").run()
+    assert not at.exception and not errors(at)
+    assert [s.value for s in at.success] == ["Restored the settings of run.zip."]
+    assert at.slider(key="cb_alpha").value == pytest.approx(0.1)
+    assert at.toggle(key="cb_mu0_auto").value is False and at.slider(key="cb_mu0").value == pytest.approx(0.6)
+    assert at.number_input(key="base_seed").value == 3
+    assert at.number_input(key="cb_T").value == 400 and at.number_input(key="cb_K").value == 12

@@ -9,11 +9,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pandas as pd
 import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from safebandit_core import settings
+from safebandit_core import export, settings
 from safebandit_core.conservative import mv_sim, sim
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -120,3 +121,25 @@ def test_upload_restores_the_controls():
     assert at.slider(key="mv_alpha").value == pytest.approx(0.2)
     assert at.number_input(key="base_seed").value == 2
     assert warnings(at), "ρ = 12.5 < 2/(0.2·0.6) ≈ 16.7"
+
+
+def test_zip_download_and_zip_upload_restores_the_controls():
+    at = page()
+    labels = {b.proto.label for b in at.get("download_button")}
+    assert {"Per-round CSV", "Per-round Parquet", "Settings JSON", "Everything (zip)"} <= labels
+
+    def bundle_of(s) -> bytes:
+        return export.bundle({"per_round": pd.DataFrame({"t": [1]})}, pd.DataFrame(), export.settings_dict(s), {})
+
+    at.file_uploader(key="mv_upload").upload("cmab.zip", bundle_of(sim.ConservativeSettings(T=400)),
+                                             "application/zip").run()
+    assert not at.exception
+    assert any(m.startswith("cmab.zip:") and "not of the mean-variance bandit" in m for m in errors(at))
+    wanted = mv_sim.MVSettings(K=8, T=400, seeds=2, alpha=0.2, mu0=0.6, rho=12.5, base_seed=2)
+    at.file_uploader(key="mv_upload").upload("run.zip", bundle_of(wanted), "application/zip").run()
+    assert not at.exception and not errors(at)
+    assert [s.value for s in at.success] == ["Restored the settings of run.zip."]
+    assert at.slider(key="mv_rho").value == pytest.approx(12.5)
+    assert at.slider(key="mv_alpha").value == pytest.approx(0.2)
+    assert at.slider(key="mv_mu0").value == pytest.approx(0.6)
+    assert at.number_input(key="base_seed").value == 2
