@@ -18,12 +18,7 @@ def sherman_morrison(a_inv: jax.Array, x: jax.Array, ax: jax.Array | None = None
     x = 0 leaves A⁻¹ unchanged exactly, so a masked (zeroed) update is a no-op.
     """
     ax = a_inv @ x if ax is None else ax
-    scaled = ax / (1.0 + x @ ax)
-    # The outer product as a (d×2)(2×d) product with a zero column: a real GEMM whose inputs are
-    # materialised, so XLA cannot fuse the scalar work that produced x into every matrix entry.
-    left = jnp.stack([ax, jnp.zeros_like(ax)], axis=1)
-    right = jnp.stack([scaled, jnp.zeros_like(scaled)], axis=0)
-    return a_inv - left @ right
+    return a_inv - jnp.outer(ax, ax) / (1.0 + x @ ax)
 
 
 def exact_inverse(a: jax.Array) -> jax.Array:

@@ -68,13 +68,16 @@ def _one_run_init(model: Model, params: Params, key: jax.Array) -> Carry:
     return model.init(params, key)
 
 
-def _one_run_advance(model: Model, params: Params, key: jax.Array, carry: Carry, t0: jax.Array, n: int):
+def _one_run_advance(model: Model, params: Params, key: jax.Array, carry: Carry, t0: jax.Array, n: int,
+                     last: bool = False):
     ts = t0 + jnp.arange(n)
     obs = jax.vmap(model.draw, in_axes=(None, None, 0))(params, key, ts)  # the chunk's draws, vectorised
     step = lambda c, o: model.step(params, c, o)
     if not model.block or model.refresh is None or n < model.block:
         return _public(jax.lax.scan(step, carry, obs))
     nb, rem = divmod(n, model.block)  # chunks start at multiples of block (see run_chunks)
+    if last and rem == 0:  # no refresh after the run's final round: nothing would use it
+        nb, rem = nb - 1, model.block
     head = jax.tree.map(lambda v: v[: nb * model.block].reshape(nb, model.block, *v.shape[1:]), obs)
 
     def block(c, o):
@@ -106,9 +109,10 @@ def _init_batched(model: Model, params: Params, keys: jax.Array, grid: Any) -> C
     return f(params, keys)
 
 
-@functools.partial(jax.jit, static_argnums=(0, 5, 6), donate_argnums=(3,))
-def _advance_batched(model: Model, params: Params, keys: jax.Array, carry: Carry, t0: jax.Array, n: int, grid: Any):
-    f = jax.vmap(functools.partial(_one_run_advance, model, n=n), in_axes=(None, 0, 0, None))
+@functools.partial(jax.jit, static_argnums=(0, 5, 6, 7), donate_argnums=(3,))
+def _advance_batched(model: Model, params: Params, keys: jax.Array, carry: Carry, t0: jax.Array, n: int, grid: Any,
+                     last: bool = False):
+    f = jax.vmap(functools.partial(_one_run_advance, model, n=n, last=last), in_axes=(None, 0, 0, None))
     if grid is not False:
         f = jax.vmap(f, in_axes=(_axes(grid), None, 0, None))
     return f(params, keys, carry, t0)
@@ -182,7 +186,7 @@ def run_chunks(
         t0 = 0
         while t0 < T:
             n = min(chunk, T - t0)
-            carry, outs = _advance_batched(model, params, keys, carry, jnp.asarray(t0), n, grid)
+            carry, outs = _advance_batched(model, params, keys, carry, jnp.asarray(t0), n, grid, t0 + n >= T)
             for k, v in outs.items():
                 pieces.setdefault(k, []).append(np.asarray(v))
             t0 += n

@@ -132,7 +132,7 @@ def fit_problem(steps: pd.DataFrame, *, dim: int = DEFAULT_DIM, embedder: str | 
 def settings_for(problem: BatteryProblem, *, tau: float, T: int | None = None, seeds: int = 1,
                  precision: str = "auto", policies: Sequence[str] = POLICIES, base_seed: int = 0,
                  delta: float = 0.05, delta_prime: float = 0.05, lam: float = 1.0, eps: float = 0.5,
-                 refresh_every: int = 500) -> sim.DoseSettings:
+                 refresh_every: int = sim.DoseSettings.refresh_every) -> sim.DoseSettings:
     """The dose-model settings of a replay: d = the embedding size, T = the replay half unless given,
     κ = the fit's residual RMS, S = the fit's norm bound, L = the largest context norm (1)."""
     norms = np.linalg.norm(problem.X_replay, axis=1)

@@ -46,9 +46,17 @@ class DoseParams(NamedTuple):
 
 
 class HPState(NamedTuple):
-    """Policy state: Σ and its inverse, the transformed-target sums, informative count."""
+    """Policy state: Σ and its inverse, the transformed-target sums, informative count.
 
-    a_inv: jax.Array  # (d, d) Σ_t⁻¹ kept by rank-one updates
+    The last round's rank-one update is kept pending (``pend_x``, ``pend_ax``) and applied at the
+    start of the next round: as loop-carried vectors they are materialised, so the d×d update
+    reads no scalar work of the round that decided the dose (XLA would otherwise fuse that work
+    into every matrix entry), and the update and the next Σ⁻¹x take two passes over Σ⁻¹ in all.
+    """
+
+    a_inv: jax.Array  # (d, d) Σ⁻¹ before the pending update
+    pend_x: jax.Array  # (d,) last round's context if informative, else 0
+    pend_ax: jax.Array  # (d,) Σ⁻¹ pend_x (with the Σ⁻¹ above)
     gram: jax.Array  # (d, d) Σ = λI + Σ X Xᵀ over the informative rounds up to the last refresh
     b_r: jax.Array  # (d,) Σ (R_s/g(α_s)) X_s
     b_c: jax.Array  # (d,) Σ (C_s/g(α_s)) X_s
@@ -104,11 +112,13 @@ def make_policy(curve: Curve) -> Policy:
     def init(p: DoseParams, d: int, dtype: jnp.dtype) -> HPState:
         eye = jnp.eye(d, dtype=dtype)
         zeros = jnp.zeros((d,), dtype)
-        return HPState(a_inv=eye / p.lam, gram=eye * p.lam, b_r=zeros, b_c=zeros, n_inf=jnp.zeros((), jnp.int32))
+        return HPState(a_inv=eye / p.lam, pend_x=zeros, pend_ax=zeros, gram=eye * p.lam, b_r=zeros, b_c=zeros,
+                       n_inf=jnp.zeros((), jnp.int32))
 
     def act(p: DoseParams, s: HPState, x: jax.Array, u_eps: jax.Array, t: jax.Array):
         d = x.shape[0]
-        ax = s.a_inv @ x  # Σ⁻¹x: the one O(d²) product of the round, reused by the update
+        a_inv = linalg.sherman_morrison(s.a_inv, s.pend_x, s.pend_ax)  # Σ_t⁻¹ (the pending update applied)
+        ax = a_inv @ x  # Σ_t⁻¹x: the round's one matrix-vector product
         w = jnp.sqrt(jnp.maximum(x @ ax, 0.0))  # ‖x‖_{Σ⁻¹}
         rad = jnp.sqrt(d * jnp.log((1.0 + s.n_inf * p.L**2 / p.lam) / p.delta_prime))
         beta_r = p.kappa_r * rad + jnp.sqrt(p.lam) * p.S
@@ -121,7 +131,7 @@ def make_policy(curve: Curve) -> Policy:
         explore = u_eps < p.eps
         alpha = jnp.where(t == 0, alpha1, jnp.where(explore, alpha1, greedy))
         est = jnp.where(t == 0, alpha1, est)
-        return alpha.astype(x.dtype), {"est_upper": est.astype(x.dtype), "ax": ax}
+        return alpha.astype(x.dtype), {"est_upper": est.astype(x.dtype), "a_inv": a_inv, "ax": ax}
 
     def masked_context(p: DoseParams, x: jax.Array, alpha: jax.Array) -> jax.Array:
         """x on informative rounds (g(α) > 0), else 0: the rows that enter Σ."""
@@ -133,9 +143,10 @@ def make_policy(curve: Curve) -> Policy:
         informative = gz > 0
         keep = informative.astype(x.dtype)
         safe_gz = jnp.where(informative, gz, 1.0)
-        xm, axm = x * keep, info["ax"] * keep  # a zero vector makes the rank-one update an exact no-op
         return HPState(
-            a_inv=linalg.sherman_morrison(s.a_inv, xm, axm),
+            a_inv=info["a_inv"],
+            pend_x=x * keep,  # a zero vector makes the pending update an exact no-op
+            pend_ax=info["ax"] * keep,
             gram=s.gram,
             b_r=s.b_r + (keep * r / safe_gz) * x,
             b_c=s.b_c + (keep * c / safe_gz) * x,
@@ -146,6 +157,7 @@ def make_policy(curve: Curve) -> Policy:
         """Bring Σ up to date with a block's masked contexts ``xs`` (B×d, zero rows for
         uninformative rounds) in one product, then invert it exactly."""
         gram = s.gram + xs.T @ xs
-        return s._replace(gram=gram, a_inv=linalg.exact_inverse(gram))
+        zeros = jnp.zeros_like(s.pend_x)
+        return s._replace(gram=gram, a_inv=linalg.exact_inverse(gram), pend_x=zeros, pend_ax=zeros)
 
     return Policy(init=init, act=act, update=update, masked_context=masked_context, refresh=refresh)

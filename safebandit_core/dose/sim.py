@@ -64,7 +64,7 @@ class DoseSettings:
     seeds: int = 5
     base_seed: int = 0
     precision: str = "auto"
-    refresh_every: int = 500
+    refresh_every: int = 1000
 
     def validate(self) -> DoseSettings:
         """Raise :class:`SettingsError` naming the first field out of range; return self."""
@@ -268,7 +268,7 @@ def run(s: DoseSettings, device: str | None = None) -> dict[str, np.ndarray]:
 def run_on_stream(policy: str, X: Any, xi_r: Any, xi_c: Any, theta: Any, mu: Any, *, tau: float, delta: float,
                   delta_prime: float, kappa_r: float, kappa_c: float, S: float, L: float, lam: float = 1.0,
                   g: str = "linear", eps: float = 0.5, seed: int = 0, g_power: float = 2.0, g_ec50: float = 0.5,
-                  g_hill: float = 2.0, refresh_every: int = 500, u_eps: Any = None,
+                  g_hill: float = 2.0, refresh_every: int = 1000, u_eps: Any = None,
                   device: str | None = None) -> dict[str, np.ndarray]:
     """Run one policy on an explicit stream and return length-T numpy arrays.
 
