@@ -18,7 +18,6 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from safebandit_core import device as core_device
 from safebandit_core import export
 from safebandit_core import settings as core_settings
 from safebandit_core.data import experiment as ex
@@ -31,9 +30,9 @@ from safebandit_core.viz import battery as vb
 from safebandit_core.viz import dose as vd
 from safebandit_ui import pagekit, shell
 
-SOURCES = {"embedded": "Embedded RW26 (no download)", "upload": "Upload a .mat file",
-           "path": "A .mat file on this machine"}
-MAX_PAGE_T = 100_000
+SOURCES = dict(zip(ex.SOURCES, ("Embedded RW26 (no download)", "Upload a .mat file", "A .mat file on this machine"),
+                   strict=True))
+MAX_PAGE_T = ex.MAX_REPLAY_T
 MAX_STEP_WINDOW = 2000
 MAX_SAMPLE_WINDOW = 300
 LIVE_EVERY_S = 0.6
@@ -41,11 +40,8 @@ FIELD_NAMES = {"T": "Rounds T", "d": "Embedding size d", "seeds": "Seeds", "tau"
                "fit_lam": "Ridge of the fit", "policies": "Policies", "dim": "Embedding size d", "source": "Data",
                "embedder": "Embedder", "taus": "Cost limit τ", "base_seed": "Base seed (sidebar)",
                "precision": "Precision (sidebar)", "path": "Path of a .mat file", "file": "File name"}
-SETTINGS_KIND = "battery"
 UPLOAD_KEY = "bat_settings_upload"
 MESSAGE_KEY = f"{UPLOAD_KEY}_message"
-SETTINGS_FIELDS = ("kind", "source", "file", "path", "dim", "embedder", "fit_lam", "taus", "T", "seeds", "policies",
-                   "base_seed", "precision")
 
 RW26_NOTE = (
     "**About the data.** The embedded cell **RW26** comes from NASA's *40 °C right-skewed random walk* group "
@@ -150,7 +146,7 @@ def choose_replay() -> dict[str, Any]:
     v["T"] = st.number_input("Rounds T", 1, MAX_PAGE_T, None, 500, key="bat_T", placeholder="every replay round",
                              help="Empty: every round of the replay half once. More rounds go through its contexts "
                                   "again, in order, with fresh noise.")
-    v["seeds"] = int(st.number_input("Seeds", 1, 50, 3, 1, key="bat_seeds", bind="query-params",
+    v["seeds"] = int(st.number_input("Seeds", 1, ex.MAX_REPLAY_SEEDS, 3, 1, key="bat_seeds", bind="query-params",
                                      help="Independent noise draws on the same contexts."))
     v["policies"] = tuple(st.multiselect("Policies", list(ex.POLICIES), default=list(ex.POLICIES),
                                          key="bat_policies", format_func=LABELS.get))
@@ -159,88 +155,50 @@ def choose_replay() -> dict[str, Any]:
 
 def page_settings(choice: DataChoice, embedder: str, dim: int, fit_lam: float, options: dict[str, Any],
                   ctx: shell.RunContext) -> dict[str, Any]:
-    """The settings that re-create this page's replays: the data source, embedding, fit, τ values, T, seeds,
-    policies, base seed and precision. A user's file is named, not stored: it must be given again."""
-    return {
-        "kind": SETTINGS_KIND,
-        "source": choice.kind,
-        "file": None if choice.kind == "embedded" else choice.label,
-        "path": choice.payload if choice.kind == "path" else None,
-        "dim": int(dim),
-        "embedder": embedder,
-        "fit_lam": float(fit_lam),
-        "taus": sorted(float(t) for t in options["taus"] or []),
-        "T": None if options["T"] is None else int(options["T"]),
-        "seeds": int(options["seeds"]),
-        "policies": list(options["policies"]),
-        "base_seed": int(ctx.base_seed),
-        "precision": ctx.precision,
-    }
-
-
-def _int_in(data: dict[str, Any], field: str, lo: int, hi: int) -> int:
-    value = data[field]
-    core_settings.check_int_range(field, value, lo, hi)
-    return int(value)
+    """The JSON of the :class:`~safebandit_core.data.experiment.BatteryReplaySettings` that re-create this page's
+    replays. A user's file is named, not stored: it must be given again."""
+    return core_settings.to_dict(ex.BatteryReplaySettings(
+        source=choice.kind,
+        file=None if choice.kind == "embedded" else choice.label,
+        path=str(choice.payload) if choice.kind == "path" else None,
+        dim=int(dim),
+        embedder=embedder,
+        fit_lam=float(fit_lam),
+        taus=tuple(sorted(float(t) for t in options["taus"] or [])),
+        T=None if options["T"] is None else int(options["T"]),
+        seeds=int(options["seeds"]),
+        policies=tuple(options["policies"]),
+        base_seed=int(ctx.base_seed),
+        precision=ctx.precision,
+    ))
 
 
 def restored_widgets(data: Any) -> dict[str, Any]:
     """The widget values (by key) that settings saved by :func:`page_settings` set; raises on any problem."""
     if not isinstance(data, dict):
         raise ValueError("the file must hold one JSON object of settings")
-    kind = data.get("kind", SETTINGS_KIND)
-    if kind != SETTINGS_KIND:
+    kind = data.get("kind", ex.BatteryReplaySettings.KIND)
+    if kind != ex.BatteryReplaySettings.KIND:
         raise ValueError(f"these are settings of the {kind!r} model, not of the battery replay")
-    unknown = sorted(set(data) - set(SETTINGS_FIELDS))
-    if unknown:
-        raise core_settings.SettingsError(unknown[0], "a known setting of the battery replay ("
-                                          + ", ".join(SETTINGS_FIELDS[1:]) + ")")
-    data = {"source": "embedded", "file": None, "path": None, "embedder": HASH_EMBEDDER,
-            "fit_lam": ex.DEFAULT_FIT_LAM, "taus": list(ex.TAUS), "T": None, "seeds": 3,
-            "policies": list(ex.POLICIES), "precision": None, **data}
-    missing = [f for f in ("dim", "base_seed") if f not in data]
-    if missing:
-        raise core_settings.SettingsError(missing[0], "given in the file")
-    core_settings.check_choice("source", data["source"], tuple(SOURCES))
-    out: dict[str, Any] = {"bat_source": data["source"], "bat_dim": _int_in(data, "dim", 1, sim.MAX_D),
-                           "bat_seeds": _int_in(data, "seeds", 1, 50),
-                           shell.SEED_KEY: _int_in(data, "base_seed", 0, shell.MAX_BASE_SEED)}
-    if data["source"] == "path":
-        if not isinstance(data["path"], str) or not data["path"].strip():
-            raise core_settings.SettingsError("path", "the path of a .mat file", data["path"])
-        out["bat_path"] = data["path"]
-    fit_lam = data["fit_lam"]
-    if not (isinstance(fit_lam, (int, float)) and not isinstance(fit_lam, bool) and 1e-6 <= fit_lam <= 1e3):
-        raise core_settings.SettingsError("fit_lam", "in [1e-06, 1000]", fit_lam)
-    out["bat_fit_lam"] = float(fit_lam)
-    taus = data["taus"]
-    if not isinstance(taus, list) or any(t not in ex.TAUS for t in taus):
-        raise core_settings.SettingsError("taus", "a list of " + ", ".join(f"{t:g}" for t in ex.TAUS), taus)
-    out["bat_taus"] = [t for t in ex.TAUS if t in taus]
-    if data["T"] is not None:
-        _int_in(data, "T", 1, MAX_PAGE_T)
-    out["bat_T"] = data["T"]
-    policies = data["policies"]
-    if not isinstance(policies, list) or any(p not in ex.POLICIES for p in policies):
-        raise core_settings.SettingsError("policies", "a list of " + ", ".join(ex.POLICIES), policies)
-    out["bat_policies"] = list(policies)
-    embedder = data["embedder"]
+    s = ex.battery_settings(data)
+    out: dict[str, Any] = {"bat_source": s.source, "bat_dim": s.dim, "bat_seeds": s.seeds,
+                           shell.SEED_KEY: s.base_seed, "bat_fit_lam": float(s.fit_lam),
+                           "bat_taus": [t for t in ex.TAUS if t in s.taus], "bat_T": s.T,
+                           "bat_policies": list(s.policies)}
+    if s.source == "path":
+        out["bat_path"] = s.path
     kinds = available_embedders()
-    family, _, model = embedder.partition(":") if isinstance(embedder, str) else ("", "", "")
-    if embedder == HASH_EMBEDDER:
+    if s.embedder == HASH_EMBEDDER:
         if SENTENCE_EMBEDDER in kinds:
             out["bat_embedder"] = HASH_EMBEDDER
-    elif family == SENTENCE_EMBEDDER and model:
+    else:
         if SENTENCE_EMBEDDER not in kinds:
             raise core_settings.SettingsError("embedder", f"'{HASH_EMBEDDER}' here (sentence-transformers is not "
-                                              "installed)", embedder)
+                                              "installed)", s.embedder)
         out["bat_embedder"] = SENTENCE_EMBEDDER
-        out["bat_model"] = model
-    else:
-        raise core_settings.SettingsError("embedder", f"'{HASH_EMBEDDER}' or '{SENTENCE_EMBEDDER}:<model>'", embedder)
-    if data["precision"] not in (None, "auto"):
-        core_settings.check_choice("precision", data["precision"], core_device.PRECISIONS)
-        out[shell.PRECISION_KEY] = data["precision"]
+        out["bat_model"] = s.embedder.partition(":")[2]
+    if s.precision not in (None, "auto"):
+        out[shell.PRECISION_KEY] = s.precision
     return out
 
 

@@ -12,8 +12,10 @@ A bundle (:func:`bundle`) holds
 - ``README.txt``: what each file is.
 
 Settings files carry a ``kind``: ``dose``, ``conservative`` and ``mv`` (one model's settings),
-``preset`` (:class:`~safebandit_core.presets.PresetRun`) or ``sweep``
-(:class:`~safebandit_core.sweep.SweepSpec`). A file without one is recognised by its fields.
+``preset`` (:class:`~safebandit_core.presets.PresetRun`), ``sweep``
+(:class:`~safebandit_core.sweep.SweepSpec`) or ``battery``
+(:class:`~safebandit_core.data.experiment.BatteryReplaySettings`). A file without one is recognised by
+its fields (one model's settings only).
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from plotly.offline import get_plotlyjs
 from . import presets, sweep
 from .conservative.mv_sim import MVSettings
 from .conservative.sim import ConservativeSettings
+from .data.experiment import BatteryReplaySettings, battery_settings
 from .dose.sim import DoseSettings
 from .settings import SettingsError, from_dict, to_dict
 
@@ -43,6 +46,17 @@ KINDS: dict[str, type] = {
     "mv": MVSettings,
     "preset": presets.PresetRun,
     "sweep": sweep.SweepSpec,
+    "battery": BatteryReplaySettings,
+}
+# The app page that takes each kind back (its title in safebandit_ui/registry.py; the core never
+# imports the UI, tests/test_export.py checks that the two agree).
+PAGE_OF_KIND: dict[str, str] = {
+    "dose": "Dose model",
+    "conservative": "Conservative bandits",
+    "mv": "Mean-variance bandits",
+    "preset": "Synthetic experiments",
+    "sweep": "Synthetic experiments",
+    "battery": "Battery replay",
 }
 
 
@@ -54,11 +68,13 @@ def settings_dict(settings: Any) -> dict[str, Any]:
 
 
 def _readme(frames: Mapping[str, pd.DataFrame], figures: Mapping[str, go.Figure], settings: Mapping[str, Any]) -> str:
+    kind = settings.get("kind", "?")
+    page = f"\"{PAGE_OF_KIND[kind]}\" page" if isinstance(kind, str) and kind in PAGE_OF_KIND else "page of this model"
     lines = [
         "safebandit export bundle",
         "",
-        f"settings.json   the settings of this run (kind: {settings.get('kind', '?')}); upload it on the app's",
-        "                replay page, or pass it to safebandit_core.export.load_settings, to re-create the run",
+        f"settings.json   the settings of this run (kind: {kind}); upload it on the app's {page},",
+        "                or pass it to safebandit_core.export.load_settings, to re-create the run",
         "summary.csv     one row per policy, setting and metric (value, 95 % interval, the paper's value)",
     ]
     lines += [f"rounds/{name}.parquet   per-round tidy frame" for name in frames]
@@ -147,7 +163,12 @@ def load_settings(data: bytes | str) -> tuple[str, Any]:
         raise SettingsError("kind", "one of " + ", ".join(KINDS), kind)
     cls = KINDS[kind]
     try:
-        settings = cls.from_dict(obj) if kind == "sweep" else from_dict(cls, obj)
+        if kind == "sweep":
+            settings = cls.from_dict(obj)
+        elif kind == "battery":
+            settings = battery_settings(obj)
+        else:
+            settings = from_dict(cls, obj)
     except TypeError as err:
         raise SettingsError("file", f"valid {kind} settings ({err})") from None
     return kind, settings

@@ -21,7 +21,7 @@ import scipy.io
 from safebandit_core import cli
 from safebandit_core.data import experiment as ex
 from safebandit_core.data.battery import BatteryDataError
-from safebandit_core.settings import SettingsError
+from safebandit_core.settings import SettingsError, from_dict, to_dict
 
 ROOT = Path(__file__).resolve().parents[1]
 DIM, T, SEEDS = 32, 200, 2
@@ -206,3 +206,29 @@ def test_module_entry_point_reports_a_missing_file_without_traceback() -> None:
                            "--json"], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.strip() == "error: no such file: '/no/such/RW9.mat'"
+
+
+def test_replay_settings_round_trip_and_name_a_bad_field() -> None:
+    s = ex.BatteryReplaySettings(source="path", file="RW9.mat", path="/data/RW9.mat", dim=DIM, fit_lam=0.5,
+                                 taus=(0.2,), T=T, seeds=SEEDS, policies=("hpucb",), base_seed=7,
+                                 precision="float32").validate()
+    data = to_dict(s)
+    assert data["kind"] == "battery" and data["taus"] == [0.2]
+    assert from_dict(ex.BatteryReplaySettings, json.loads(json.dumps(data))) == s
+    assert ex.battery_settings(data) == s
+    defaults = ex.battery_settings({"kind": "battery", "dim": 8, "base_seed": 0})
+    assert defaults.taus == ex.TAUS and defaults.policies == ex.POLICIES and defaults.fit_lam == ex.DEFAULT_FIT_LAM
+    for bad, field in (({"dim": 0}, "dim"), ({"fit_lam": 0.0}, "fit_lam"), ({"taus": [0.3]}, "taus"),
+                       ({"T": ex.MAX_REPLAY_T + 1}, "T"), ({"source": "path", "path": " "}, "path"),
+                       ({"policies": ["greedy"]}, "policies"), ({"embedder": "sentence-transformers"}, "embedder"),
+                       ({"precision": "float16"}, "precision"), ({"seeds": True}, "seeds")):
+        with pytest.raises(SettingsError) as err:
+            from_dict(ex.BatteryReplaySettings, {**data, **bad})
+        assert err.value.field == field
+    for missing in ("dim", "base_seed"):
+        with pytest.raises(SettingsError, match="given in the file") as err:
+            ex.battery_settings({k: v for k, v in data.items() if k != missing})
+        assert err.value.field == missing
+    with pytest.raises(SettingsError, match="a known setting of the battery replay") as err:
+        ex.battery_settings({**data, "tau": 0.1})
+    assert err.value.field == "tau"

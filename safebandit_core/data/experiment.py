@@ -36,8 +36,8 @@ import math
 import os
 import threading
 import time
-from collections.abc import Iterator, Sequence
-from typing import Any, BinaryIO
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any, BinaryIO, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -45,9 +45,9 @@ import pandas as pd
 from .. import device as dev
 from .. import runner
 from ..dose import sim
-from ..settings import SettingsError, check_int_range, check_positive
+from ..settings import SettingsError, check_choice, check_int_range, check_positive, from_dict
 from .battery import BatteryDataError, load_embedded, load_steps
-from .embed import Embedder, make_embedder
+from .embed import HASH_EMBEDDER, SENTENCE_EMBEDDER, Embedder, make_embedder
 from .fit import BatteryProblem, build_battery_problem
 
 Source = str | os.PathLike[str] | BinaryIO | None
@@ -60,6 +60,80 @@ EMBEDDED_LABEL = "NASA RW26 (embedded per-step table)"
 MAX_CONTEXT_BYTES = 2 * 2**30
 EMBED_CACHE_BYTES = 512 * 2**20
 FINAL_SHARE = 0.1
+SOURCES: tuple[str, ...] = ("embedded", "upload", "path")
+MAX_REPLAY_T = 100_000
+MAX_REPLAY_SEEDS = 50
+MAX_BASE_SEED = 2**31 - 1 - sim.MAX_SEEDS
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class BatteryReplaySettings:
+    """Everything that re-creates a battery replay (the page's *Settings JSON*, kind ``battery``).
+
+    ``source``: ``embedded`` (the shipped RW26 table), ``upload`` or ``path`` (a user's NASA .mat
+    file, named by ``file``; ``path`` is its path on the machine, required for ``path``: a file is
+    named, never stored). ``dim``: the embedding size; ``embedder``: ``hash`` or
+    ``sentence-transformers:<model>``; ``fit_lam``: the fit's ridge; ``taus``: the cost limits
+    replayed (a subset of :data:`TAUS`); ``T`` None: every replay round once; ``precision`` None or
+    ``auto``: the device's default. ``dim`` and ``base_seed`` have no default: the page's default
+    ``dim`` depends on the device, so a file must say which one it ran.
+    """
+
+    KIND: ClassVar[str] = "battery"
+
+    source: str = "embedded"
+    file: str | None = None
+    path: str | None = None
+    dim: int
+    embedder: str = HASH_EMBEDDER
+    fit_lam: float = DEFAULT_FIT_LAM
+    taus: tuple[float, ...] = TAUS
+    T: int | None = None
+    seeds: int = 3
+    policies: tuple[str, ...] = POLICIES
+    base_seed: int
+    precision: str | None = None
+
+    def validate(self) -> BatteryReplaySettings:
+        """Raise :class:`SettingsError` naming the first field out of range; return self."""
+        check_choice("source", self.source, SOURCES)
+        if self.file is not None and not isinstance(self.file, str):
+            raise SettingsError("file", "a file name or null", self.file)
+        if self.source == "path" and not (isinstance(self.path, str) and self.path.strip()):
+            raise SettingsError("path", "the path of a .mat file", self.path)
+        check_int_range("dim", self.dim, 1, sim.MAX_D)
+        check_int_range("seeds", self.seeds, 1, MAX_REPLAY_SEEDS)
+        check_int_range("base_seed", self.base_seed, 0, MAX_BASE_SEED)
+        lam = self.fit_lam
+        if not (isinstance(lam, (int, float)) and not isinstance(lam, bool) and 1e-6 <= lam <= 1e3):
+            raise SettingsError("fit_lam", "in [1e-06, 1000]", lam)
+        if not isinstance(self.taus, (tuple, list)) or any(t not in TAUS for t in self.taus):
+            raise SettingsError("taus", "a list of " + ", ".join(f"{t:g}" for t in TAUS), self.taus)
+        if self.T is not None:
+            check_int_range("T", self.T, 1, MAX_REPLAY_T)
+        if not isinstance(self.policies, (tuple, list)) or any(p not in POLICIES for p in self.policies):
+            raise SettingsError("policies", "a list of " + ", ".join(POLICIES), self.policies)
+        family, _, model = self.embedder.partition(":") if isinstance(self.embedder, str) else ("", "", "")
+        if self.embedder != HASH_EMBEDDER and not (family == SENTENCE_EMBEDDER and model):
+            raise SettingsError("embedder", f"'{HASH_EMBEDDER}' or '{SENTENCE_EMBEDDER}:<model>'", self.embedder)
+        if self.precision not in (None, "auto"):
+            check_choice("precision", self.precision, dev.PRECISIONS)
+        return self
+
+
+BATTERY_FIELDS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(BatteryReplaySettings))
+
+
+def battery_settings(data: Mapping[str, Any]) -> BatteryReplaySettings:
+    """:func:`~safebandit_core.settings.from_dict` for :class:`BatteryReplaySettings` (validated), naming an
+    unknown field or a missing ``dim`` / ``base_seed`` as a :class:`SettingsError` rather than a TypeError."""
+    unknown = sorted(set(data) - set(BATTERY_FIELDS) - {"kind"})
+    if unknown:
+        raise SettingsError(unknown[0], "a known setting of the battery replay (" + ", ".join(BATTERY_FIELDS) + ")")
+    for name in ("dim", "base_seed"):
+        if name not in data:
+            raise SettingsError(name, "given in the file")
+    return from_dict(BatteryReplaySettings, dict(data))
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
