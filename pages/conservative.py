@@ -6,7 +6,6 @@ Widgets → :class:`ConservativeSettings` → a cached core run (live, in chunks
 from __future__ import annotations
 
 import functools
-import time
 from typing import Any
 
 import pandas as pd
@@ -21,7 +20,6 @@ from safebandit_ui import pagekit, shell
 from safebandit_ui.pagekit import Control
 
 DEFAULT = sim.ConservativeSettings()
-LIVE_EVERY_S = 0.6
 MAX_ROWS = 3_000_000
 PROBLEM_KEY = "cb_problem"
 AUTO_KEY = "cb_mu0_auto"
@@ -154,13 +152,7 @@ def controls(ctx: shell.RunContext) -> dict[str, Any]:
     v["alpha"] = slider("alpha", "The share of the default arm's reward the learner may give up while it "
                                  "explores: it must keep Σ r_s ≥ (1 − α)·μ₀·t.")
     v["mu0"] = mu0_control(problem, v["K"], v["d"], v["m"], ctx)
-    st.markdown("**Runs**")
-    cols = st.columns(2)
-    with cols[0]:
-        v["T"] = integer("T", "Rounds per run.")
-    with cols[1]:
-        v["seeds"] = integer("seeds", "Independent runs, each on its own reward stream; the charts show their "
-                                      "mean and min–max band.")
+    v["T"], v["seeds"] = pagekit.runs_controls(CONTROLS)
     key = policies_key(problem)
     v["policies"] = tuple(st.multiselect("Compare", POLICIES[problem], default=default_policies(problem), key=key,
                                          format_func=LABELS.get, bind="query-params",
@@ -185,17 +177,11 @@ def build_settings(values: dict[str, Any]) -> sim.ConservativeSettings:
 def live_run(s: sim.ConservativeSettings, ctx: shell.RunContext, slots: dict[str, Any], zoom: float
              ) -> dict[str, Any]:
     """Run in chunks, updating a progress bar and (for runs longer than a moment) the main charts."""
-    bar = st.progress(0.0, text="Compiling for this shape (only the first run of a shape)…")
-    start = last_draw = time.perf_counter()
-    result = None
-    for i, result in enumerate(sim.simulate(s, ctx.device, chunk=pagekit.chunk_size(s.T))):
-        bar.progress(result.fraction, text=f"Round {result.t_done:,} of {s.T:,}")
-        if not result.done and time.perf_counter() - last_draw > LIVE_EVERY_S:
-            draw_main(slots, sim.tidy_frame(result), result.instance.best, s.T, zoom, suffix=f"-live-{i}")
-            last_draw = time.perf_counter()
-    assert result is not None
-    seconds = time.perf_counter() - start
-    bar.empty()
+
+    def redraw(i: int, partial: sim.SimResult) -> None:
+        draw_main(slots, sim.tidy_frame(partial), partial.instance.best, s.T, zoom, suffix=f"-live-{i}")
+
+    result, seconds = pagekit.live_chunks(sim.simulate(s, ctx.device, chunk=pagekit.chunk_size(s.T)), s.T, redraw)
     return {"frame": sim.tidy_frame(result), "summary": sim.summary(result), "best": result.instance.best,
             "mu0": result.instance.mu0, "device": ctx.device_label, "precision": result.precision,
             "seconds": seconds}
@@ -214,8 +200,7 @@ def main_figures(frame: pd.DataFrame, best: float, T: int, zoom: float) -> dict[
 
 def draw_main(slots: dict[str, Any], frame: pd.DataFrame, best: float, T: int, zoom: float, suffix: str = "") -> None:
     """The charts that update live (and stay as the final view): unique keys per live update."""
-    for name, fig in main_figures(frame, best, T, zoom).items():
-        slots[name].plotly_chart(fig, key=f"{name}{suffix}")
+    pagekit.draw_charts(slots, main_figures(frame, best, T, zoom), suffix)
 
 
 def explain_rule() -> None:
@@ -243,73 +228,42 @@ def explain_rule() -> None:
 def layout() -> tuple[dict[str, Any], float]:
     """The result sections with their explanations; returns chart slots and the zoom share (%)."""
     slots: dict[str, Any] = {}
-    st.subheader("Regret: what the caution costs")
-    left, right = st.columns([3, 2], gap="medium")
-    slots["regret"] = left.empty()
-    with right:
+    with pagekit.chart_row(slots, "regret", "Regret: what the caution costs"):
         st.markdown("Reward lost against always playing the best arm; flat means it has learned, lower is "
                     "better. As in seed 001's Figure 1: mean over runs with the min–max band.")
         st.latex(r"\mathcal{R}_T=\sum_{t=1}^{T}\big(\mu_{\mathrm{best}}-\mu_{x_t}\big),\quad \mu_{x_0}=\mu_0")
         st.caption("The dashed line is the baseline: a learner that earns exactly (1 − α)·μ₀ each round, the "
                    "most the rule lets it lose.")
-    st.subheader("The exploration phase, enlarged")
-    left, right = st.columns([3, 2], gap="medium")
-    slots["zoom"] = left.empty()
-    with right:
-        zoom = st.slider("Zoom: first … % of the rounds", 1, 50, 10, 1, key=ZOOM_KEY, bind="query-params",
-                         help="Seed 001 zooms on the first rounds, where the policies differ most.")
-        st.markdown("Early on, the unconstrained policy loses more than the baseline allows. GenCB and the "
-                    "baselines stay at or under it, GenCB closer to the line because it spends its budget "
-                    "on exploration sooner.")
-    st.subheader("Reward against the line it must stay above")
-    left, right = st.columns([3, 2], gap="medium")
-    slots["reward"] = left.empty()
+    zoom = pagekit.zoom_row(slots, ZOOM_KEY, "Early on, the unconstrained policy loses more than the baseline "
+                            "allows. GenCB and the baselines stay at or under it, GenCB closer to the line because "
+                            "it spends its budget on exploration sooner.")
+    right = pagekit.chart_row(slots, "reward", "Reward against the line it must stay above")
     right.markdown("Total reward Σ r_s so far; the red dashed line is (1 − α)·μ₀·t. Every conservative policy "
                    "stays above it; the unconstrained one may dip under it while it explores.")
-    st.subheader("Slack: how much room was left")
-    left, right = st.columns([3, 2], gap="medium")
-    slots["slack"] = left.empty()
+    right = pagekit.chart_row(slots, "slack", "Slack: how much room was left")
     right.markdown("Slack Σ r_s − (1 − α)·μ₀·t per policy; the rule is broken where it goes below the red zero "
                    "line (a cross marks the first such round). GenCB's never does, in any run: it explores only "
                    "while a zero reward would still leave the slack at or above 0, so it hugs the line early on.")
-    st.subheader("Default-arm pulls N₀(t)")
-    left, right = st.columns([3, 2], gap="medium")
-    slots["default_pulls"] = left.empty()
+    right = pagekit.chart_row(slots, "default_pulls", "Default-arm pulls N₀(t)")
     right.markdown("How often each policy fell back on the default arm. The lower-confidence-bound baselines "
                    "hold back more than GenCB; the unconstrained policy never does.")
-    return slots, float(zoom)
+    return slots, zoom
 
 
 def summary_table(summary: pd.DataFrame) -> None:
     """Default pulls, final regret and smallest slack per policy."""
-    st.subheader("Summary over runs")
-    table = pd.DataFrame({
-        "policy": summary["label"],
-        "default pulls N₀(T) (mean)": summary["default_pulls_mean"],
-        "final regret (mean)": summary["cum_regret_mean"],
-        "final regret (min – max)": [f"{lo:.2f} – {hi:.2f}" for lo, hi in
-                                     zip(summary["cum_regret_min"], summary["cum_regret_max"], strict=True)],
-        "min slack": summary["min_slack"],
-    })
-    st.dataframe(table, hide_index=True, column_config={
-        "default pulls N₀(T) (mean)": st.column_config.NumberColumn(format="%.1f"),
-        "final regret (mean)": st.column_config.NumberColumn(format="%.2f"),
-        "min slack": st.column_config.NumberColumn(format="%.4g"),
-    })
+    pagekit.conservative_summary(summary["label"], summary, "regret", "cum_regret")
 
 
 def main() -> None:
     """The page."""
-    ctx = shell.current()
-    st.title("Conservative bandits: never fall behind the safe default")
-    st.markdown("A learner must try unfamiliar options to find the best one, but here it may never fall more "
-                "than a share α behind what the trusted **default** would have earned. **GenCB** wraps a standard "
-                "learner (UCB, LinUCB, C2UCB) and explores only when even a worthless pull would keep it above "
-                "that line; it is compared with the earlier conservative algorithms and the unconstrained learner.")
-    with st.sidebar:
-        st.divider()
-        st.markdown("#### Conservative bandits")
-        values = controls(ctx)
+    ctx, values = pagekit.page_start(
+        "Conservative bandits: never fall behind the safe default",
+        "A learner must try unfamiliar options to find the best one, but here it may never fall more than a share α "
+        "behind what the trusted **default** would have earned. **GenCB** wraps a standard learner (UCB, LinUCB, "
+        "C2UCB) and explores only when even a worthless pull would keep it above that line; it is compared with the "
+        "earlier conservative algorithms and the unconstrained learner.",
+        "Conservative bandits", controls)
     s = pagekit.settings_or_error(FORM, lambda: build_settings(values))
     if s is None or not pagekit.rows_fit(len(s.policy_list()) * s.seeds * s.T, MAX_ROWS,
                                          "Lower T or Seeds (or compare fewer policies) to run."):

@@ -6,7 +6,6 @@ Widgets → :class:`DoseSettings` → a cached core run (live, in chunks, the fi
 from __future__ import annotations
 
 import functools
-import time
 from typing import Any
 
 import numpy as np
@@ -22,7 +21,6 @@ from safebandit_ui import pagekit, shell
 from safebandit_ui.pagekit import Control
 
 DEFAULT = sim.DoseSettings()
-LIVE_EVERY_S = 0.6
 CONTROLS: dict[str, Control] = pagekit.with_defaults({
     "tau": Control("tau", "Cost limit τ", 0.05, 2.0, 0.05),
     "delta": Control("delta", "Allowed violation probability δ", 0.001, 0.5, 0.001),
@@ -124,19 +122,13 @@ def tidy(s: sim.DoseSettings, outputs: dict[str, np.ndarray]) -> tuple[pd.DataFr
 
 def live_run(s: sim.DoseSettings, ctx: shell.RunContext, slots: dict[str, Any]) -> dict[str, Any]:
     """Run in chunks, updating a progress bar and (for runs longer than a moment) the main charts."""
-    bar = st.progress(0.0, text="Compiling for this shape (only the first run of a shape)…")
-    start = last_draw = time.perf_counter()
-    outputs: dict[str, np.ndarray] = {}
-    for i, chunk in enumerate(sim.simulate(s, ctx.device, chunk=pagekit.chunk_size(s.T, (50_000, 5_000, 500)))):
-        outputs = chunk.outputs
-        bar.progress(chunk.fraction, text=f"Round {chunk.t_done:,} of {s.T:,}")
-        if not chunk.done and time.perf_counter() - last_draw > LIVE_EVERY_S:
-            frame, summary = tidy(s, outputs)
-            draw_main(slots, s, frame, summary, band="std", suffix=f"-live-{i}")
-            last_draw = time.perf_counter()
-    seconds = time.perf_counter() - start
-    bar.empty()
-    frame, summary = tidy(s, outputs)
+
+    def redraw(i: int, chunk: sim.runner.Chunk) -> None:
+        draw_main(slots, s, *tidy(s, chunk.outputs), band="std", suffix=f"-live-{i}")
+
+    chunks = sim.simulate(s, ctx.device, chunk=pagekit.chunk_size(s.T, (50_000, 5_000, 500)))
+    last, seconds = pagekit.live_chunks(chunks, s.T, redraw)
+    frame, summary = tidy(s, last.outputs)
     return {"frame": frame, "summary": summary, "device": ctx.device_label, "precision": s.precision,
             "seconds": seconds, "settings_json": core_settings.to_json(s)}
 
@@ -151,26 +143,19 @@ def main_figures(s: sim.DoseSettings, frame: pd.DataFrame, summary: pd.DataFrame
 def draw_main(slots: dict[str, Any], s: sim.DoseSettings, frame: pd.DataFrame, summary: pd.DataFrame, band: str,
               suffix: str = "") -> None:
     """The charts that update live (and stay as the final view): unique keys per live update."""
-    for name, fig in main_figures(s, frame, summary, band).items():
-        slots[name].plotly_chart(fig, key=f"{name}{suffix}")
+    pagekit.draw_charts(slots, main_figures(s, frame, summary, band), suffix)
 
 
 def layout() -> tuple[dict[str, Any], str]:
     """The result sections with their explanations; returns chart slots and the chosen regret band."""
     slots: dict[str, Any] = {}
-    st.subheader("Regret: how much reward the caution costs")
-    left, right = st.columns([3, 2], gap="medium")
-    slots["regret"] = left.empty()
-    with right:
+    with pagekit.chart_row(slots, "regret", "Regret: how much reward the caution costs"):
         st.markdown("Reward lost against a clairvoyant that knows the truth and obeys the same rule. A curve "
                     "that flattens has learned; lower is better.")
         st.latex(r"\mathcal{R}_T=\sum_{t=1}^{T}\big(g(\alpha^*_t)-g(\alpha_t)\big)\langle X_t,\theta^*\rangle")
         band = st.radio("Spread across seeds", ["std", "minmax"], key="band", bind="query-params", horizontal=True,
                         format_func={"std": "± 1 std", "minmax": "min – max"}.get)
-    st.subheader("Safety: how often the realized cost passes τ")
-    left, right = st.columns([3, 2], gap="medium")
-    slots["violations"] = left.empty()
-    with right:
+    with pagekit.chart_row(slots, "violations", "Safety: how often the realized cost passes τ"):
         st.markdown("Each round must keep its **realized** cost below τ with probability at least 1 − δ. "
                     "HPC-UCB adds the noise margin b_δ and stays under the dashed δ line; On-Expectation only "
                     "keeps the *average* cost below τ and overshoots far more often.")
@@ -178,10 +163,7 @@ def layout() -> tuple[dict[str, Any], str]:
         st.latex(r"C_t=g(\alpha_t)\big(\langle X_t,\mu^*\rangle+\xi^c_t\big)")
     slots["cost"] = st.empty()
     st.caption("Every round's realized cost for the first seed; red crosses are rounds above τ.")
-    st.subheader("The estimated safe set")
-    left, right = st.columns([3, 2], gap="medium")
-    slots["safe"] = left.empty()
-    with right:
+    with pagekit.chart_row(slots, "safe", "The estimated safe set"):
         st.markdown("The learner may only dose inside [0, α̂max_t]. It starts small and grows towards the true "
                     "limit α*max_t (grey) as its estimate of the cost sharpens; the dots are the doses it chose "
                     "(0 when it expects no benefit).")
@@ -210,12 +192,8 @@ def slack_and_table(s: sim.DoseSettings, frame: pd.DataFrame, summary: pd.DataFr
         "final regret (std)": summary["cum_regret_std"],
         "min slack": summary["min_slack"],
     })
-    st.dataframe(table, hide_index=True, column_config={
-        "violation rate (%)": st.column_config.NumberColumn(format="%.3f"),
-        "final regret (mean)": st.column_config.NumberColumn(format="%.2f"),
-        "final regret (std)": st.column_config.NumberColumn(format="%.2f"),
-        "min slack": st.column_config.NumberColumn(format="%.3f"),
-    })
+    pagekit.number_table(table, {"violation rate (%)": "%.3f", "final regret (mean)": "%.2f",
+                                 "final regret (std)": "%.2f", "min slack": "%.3f"})
 
 
 @st.fragment
@@ -239,16 +217,13 @@ def round_inspector(s: sim.DoseSettings, frame: pd.DataFrame) -> None:
 
 def main() -> None:
     """The page."""
-    ctx = shell.current()
-    st.title("Dose model: safe by design")
-    st.markdown("Each round a patient (a context X_t) arrives and the learner picks a dose α_t ∈ [0, 1]. The dose "
-                "scales both the benefit and the side effect, **noise included**, so a bigger dose is riskier twice "
-                "over. **HPC-UCB** keeps each round's realized side effect below τ with probability 1 − δ; "
-                "**On-Expectation** only keeps its average below τ; **ε-Greedy** mixes in a known-safe dose.")
-    with st.sidebar:
-        st.divider()
-        st.markdown("#### Dose model")
-        values = controls(ctx)
+    ctx, values = pagekit.page_start(
+        "Dose model: safe by design",
+        "Each round a patient (a context X_t) arrives and the learner picks a dose α_t ∈ [0, 1]. The dose scales both "
+        "the benefit and the side effect, **noise included**, so a bigger dose is riskier twice over. **HPC-UCB** "
+        "keeps each round's realized side effect below τ with probability 1 − δ; **On-Expectation** only keeps its "
+        "average below τ; **ε-Greedy** mixes in a known-safe dose.",
+        "Dose model", controls)
     with st.container():
         s = pagekit.settings_or_error(FORM, lambda: build_settings(values, ctx))
         if s is None:

@@ -6,7 +6,6 @@ Widgets → :class:`MVSettings` → a cached core run (live, in chunks, the firs
 from __future__ import annotations
 
 import functools
-import time
 from typing import Any
 
 import pandas as pd
@@ -21,7 +20,6 @@ from safebandit_ui import pagekit, shell
 from safebandit_ui.pagekit import Control
 
 DEFAULT = mv_sim.MVSettings()
-LIVE_EVERY_S = 0.6
 MAX_ROWS = 3_000_000
 POLICIES_KEY = "mv_policies"
 ZOOM_KEY = "mv_zoom"
@@ -71,13 +69,7 @@ def controls(ctx: shell.RunContext) -> dict[str, Any]:
                                  "explores.")
     v["mu0"] = slider("mu0", "What the safe default arm pays every time (variance 0), so MV₀ = ρ·μ₀.")
     guarantee_note(v["alpha"], v["mu0"], v["rho"])
-    st.markdown("**Runs**")
-    cols = st.columns(2)
-    with cols[0]:
-        v["T"] = integer("T", "Rounds per run.")
-    with cols[1]:
-        v["seeds"] = integer("seeds", "Independent runs, each on its own reward stream; the charts show their "
-                                      "mean and min–max band.")
+    v["T"], v["seeds"] = pagekit.runs_controls(CONTROLS)
     v["policies"] = tuple(st.multiselect("Compare", POLICIES, default=list(DEFAULT.policies), key=POLICIES_KEY,
                                          format_func=vm.LABELS.get, bind="query-params",
                                          help="Both policies see the same reward draws in each run."))
@@ -94,18 +86,12 @@ def tidy(s: mv_sim.MVSettings, outputs: dict[str, Any]) -> dict[str, Any]:
 
 def live_run(s: mv_sim.MVSettings, ctx: shell.RunContext, slots: dict[str, Any], zoom: float) -> dict[str, Any]:
     """Run in chunks, updating a progress bar and (for runs longer than a moment) the main charts."""
-    bar = st.progress(0.0, text="Compiling for this shape (only the first run of a shape)…")
-    start = last_draw = time.perf_counter()
-    outputs: dict[str, Any] = {}
-    for i, chunk in enumerate(mv_sim.simulate(s, ctx.device, chunk=pagekit.chunk_size(s.T))):
-        outputs = chunk.outputs
-        bar.progress(chunk.fraction, text=f"Round {chunk.t_done:,} of {s.T:,}")
-        if not chunk.done and time.perf_counter() - last_draw > LIVE_EVERY_S:
-            draw_main(slots, s, tidy(s, outputs), zoom, suffix=f"-live-{i}")
-            last_draw = time.perf_counter()
-    seconds = time.perf_counter() - start
-    bar.empty()
-    return {**tidy(s, outputs), "device": ctx.device_label, "precision": mv_sim.precision_of(s, ctx.device),
+
+    def redraw(i: int, chunk: mv_sim.Chunk) -> None:
+        draw_main(slots, s, tidy(s, chunk.outputs), zoom, suffix=f"-live-{i}")
+
+    last, seconds = pagekit.live_chunks(mv_sim.simulate(s, ctx.device, chunk=pagekit.chunk_size(s.T)), s.T, redraw)
+    return {**tidy(s, last.outputs), "device": ctx.device_label, "precision": mv_sim.precision_of(s, ctx.device),
             "seconds": seconds}
 
 
@@ -125,8 +111,7 @@ def main_figures(s: mv_sim.MVSettings, result: dict[str, Any], zoom: float) -> d
 def draw_main(slots: dict[str, Any], s: mv_sim.MVSettings, result: dict[str, Any], zoom: float,
               suffix: str = "") -> None:
     """The charts that update live (and stay as the final view): unique keys per live update."""
-    for name, fig in main_figures(s, result, zoom).items():
-        slots[name].plotly_chart(fig, key=f"{name}{suffix}")
+    pagekit.draw_charts(slots, main_figures(s, result, zoom), suffix)
 
 
 def explain_rule(s: mv_sim.MVSettings) -> None:
@@ -167,23 +152,14 @@ def verdict(frame: pd.DataFrame) -> None:
 def layout() -> tuple[dict[str, Any], float]:
     """The result sections with their explanations; returns chart slots and the zoom share (%)."""
     slots: dict[str, Any] = {}
-    st.subheader("Regret T·R̃ₜ")
-    left, right = st.columns([3, 2], gap="medium")
-    slots["regret"] = left.empty()
-    with right:
+    with pagekit.chart_row(slots, "regret", "Regret T·R̃ₜ"):
         st.markdown("Mean-variance regret in the cumulative form seed 001 plots: the mean-variance lost against "
                     "the best arm, plus a penalty for switching between arms of different means (that "
                     "switching itself adds variance). Mean over runs with the min–max band.")
         st.caption("The dashed line is the baseline (1 − α)·MV₀·T, drawn as the regret of a run that earns "
                    "exactly (1 − α)·MV₀ each round: MV*·t − (1 − α)·MV₀·t.")
-    st.subheader("The exploration phase, enlarged")
-    left, right = st.columns([3, 2], gap="medium")
-    slots["zoom"] = left.empty()
-    with right:
-        zoom = st.slider("Zoom: first … % of the rounds", 1, 50, 10, 1, key=ZOOM_KEY, bind="query-params",
-                         help="Seed 001 zooms on the first rounds, where the policies differ most.")
-        st.markdown("MV-UCB loses more than the baseline while it tries every arm; MV-CUCB follows the baseline, "
-                    "and pays only a constant extra regret overall.")
+    zoom = pagekit.zoom_row(slots, ZOOM_KEY, "MV-UCB loses more than the baseline while it tries every arm; "
+                            "MV-CUCB follows the baseline, and pays only a constant extra regret overall.")
     st.subheader("Slack: was the constraint kept?")
     slots["verdict"] = st.container()
     left, right = st.columns([3, 2], gap="medium")
@@ -191,48 +167,29 @@ def layout() -> tuple[dict[str, Any], float]:
     right.markdown("Slack t·MV̂ₜ − (1 − α)·MV₀·t per policy; the constraint is broken where it goes below the red "
                    "zero line, and a cross marks the first such round. With ρ above the threshold MV-CUCB's "
                    "never does; below it, it may.")
-    st.subheader("Default-arm pulls N₀(t)")
-    left, right = st.columns([3, 2], gap="medium")
-    slots["default_pulls"] = left.empty()
+    right = pagekit.chart_row(slots, "default_pulls", "Default-arm pulls N₀(t)")
     right.markdown("How often each policy fell back on the default arm. MV-UCB never does.")
     st.subheader("The arms in the mean–variance plane")
     slots["arms"] = st.empty()
     st.caption("Each ring is an arm at (mean, variance); the default arm is the diamond at (μ₀, 0). Arms on the "
                "dashed line σ² = ρμ − MV* are exactly as good as the best arm (star); arms right of it would be "
                "better. A dot's area is how often the policy pulled that arm per run.")
-    return slots, float(zoom)
+    return slots, zoom
 
 
 def summary_table(summary: pd.DataFrame) -> None:
     """Default pulls, final regret and smallest slack per policy."""
-    st.subheader("Summary over runs")
-    table = pd.DataFrame({
-        "policy": summary["policy"].map(vm.LABELS),
-        "default pulls N₀(T) (mean)": summary["default_pulls_mean"],
-        "final T·R̃ (mean)": summary["regret_mean"],
-        "final T·R̃ (min – max)": [f"{lo:.2f} – {hi:.2f}" for lo, hi in
-                                  zip(summary["regret_min"], summary["regret_max"], strict=True)],
-        "min slack": summary["min_slack"],
-    })
-    st.dataframe(table, hide_index=True, column_config={
-        "default pulls N₀(T) (mean)": st.column_config.NumberColumn(format="%.1f"),
-        "final T·R̃ (mean)": st.column_config.NumberColumn(format="%.2f"),
-        "min slack": st.column_config.NumberColumn(format="%.4g"),
-    })
+    pagekit.conservative_summary(summary["policy"].map(vm.LABELS), summary, "T·R̃", "regret")
 
 
 def main() -> None:
     """The page."""
-    ctx = shell.current()
-    st.title("Mean-variance bandits: safe and steady")
-    st.markdown("When a steady outcome matters as much as a good one (a portfolio, a dosing schedule), the learner "
-                "scores arms by **mean-variance** and must keep its own run's mean-variance close to that of a "
-                "known, riskless **default**. **MV-CUCB** does so with certainty when ρ is large enough; **MV-UCB** "
-                "learns without the rule.")
-    with st.sidebar:
-        st.divider()
-        st.markdown("#### Mean-variance bandit")
-        values = controls(ctx)
+    ctx, values = pagekit.page_start(
+        "Mean-variance bandits: safe and steady",
+        "When a steady outcome matters as much as a good one (a portfolio, a dosing schedule), the learner scores arms "
+        "by **mean-variance** and must keep its own run's mean-variance close to that of a known, riskless "
+        "**default**. **MV-CUCB** does so with certainty when ρ is large enough; **MV-UCB** learns without the rule.",
+        "Mean-variance bandit", controls)
     s = pagekit.settings_or_error(FORM, lambda: mv_sim.MVSettings(**values).validate())
     if s is None or not pagekit.rows_fit(len(s.policies) * s.seeds * s.T, MAX_ROWS, "Lower T or Seeds to run."):
         return

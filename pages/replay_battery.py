@@ -10,7 +10,6 @@ import hashlib
 import io
 import json
 import os
-import time
 from typing import Any
 
 import numpy as np
@@ -35,7 +34,6 @@ SOURCES = dict(zip(ex.SOURCES, ("Embedded RW26 (no download)", "Upload a .mat fi
 MAX_PAGE_T = ex.MAX_REPLAY_T
 MAX_STEP_WINDOW = 2000
 MAX_SAMPLE_WINDOW = 300
-LIVE_EVERY_S = 0.6
 FIELD_NAMES = {"T": "Rounds T", "d": "Embedding size d", "seeds": "Seeds", "tau": "Cost limit τ",
                "fit_lam": "Ridge of the fit", "policies": "Policies", "dim": "Embedding size d", "source": "Data",
                "embedder": "Embedder", "taus": "Cost limit τ", "base_seed": "Base seed (sidebar)",
@@ -371,24 +369,18 @@ def replay_figures(run: ex.BatteryRun, frame: pd.DataFrame, summary: pd.DataFram
 def draw_live(slots: dict[str, Any], run: ex.BatteryRun, frame: pd.DataFrame, summary: pd.DataFrame,
               tag: str) -> None:
     """The charts that update while the replay runs and stay as its final view."""
-    for name, fig in replay_figures(run, frame, summary).items():
-        slots[name].plotly_chart(fig, key=f"{name}_{tag}")
+    pagekit.draw_charts(slots, replay_figures(run, frame, summary), f"_{tag}")
 
 
 def live_replay(run: ex.BatteryRun, ctx: shell.RunContext, slots: dict[str, Any], tag: str) -> dict[str, Any]:
     """Run in chunks with a progress bar, redrawing the charts as it goes."""
-    bar = st.progress(0.0, text="Compiling for this shape (the first replay of a shape only)…")
-    start = last_draw = time.perf_counter()
-    outputs: dict[str, np.ndarray] = {}
-    for i, chunk in enumerate(ex.replay(run, ctx.device, chunk=chunk_for(run.settings.T))):
-        outputs = chunk.outputs
-        bar.progress(chunk.fraction, text=f"Round {chunk.t_done:,} of {run.settings.T:,}")
-        if not chunk.done and time.perf_counter() - last_draw > LIVE_EVERY_S:
-            frame, summary = tidy(run, outputs)
-            draw_live(slots, run, frame, summary, f"{tag}_live{i}")
-            last_draw = time.perf_counter()
-    seconds = time.perf_counter() - start
-    bar.empty()
+
+    def redraw(i: int, chunk: sim.runner.Chunk) -> None:
+        draw_live(slots, run, *tidy(run, chunk.outputs), f"{tag}_live{i}")
+
+    last, seconds = pagekit.live_chunks(ex.replay(run, ctx.device, chunk=chunk_for(run.settings.T)), run.settings.T,
+                                        redraw, first="Compiling for this shape (the first replay of a shape only)…")
+    outputs = last.outputs
     frame, summary = tidy(run, outputs)
     return {"frame": frame, "summary": summary, "seconds": seconds, "device": ctx.device_label,
             "precision": run.settings.resolved_precision(ctx.device),
@@ -401,14 +393,11 @@ def replay_view(run: ex.BatteryRun, ctx: shell.RunContext, problem_key: str, tag
     s = run.settings
     status = st.empty()
     metrics = st.container()
-    st.subheader("Regret against the clairvoyant safe dose")
-    left, right = st.columns([3, 2], gap="medium")
-    slots = {"regret": left.empty()}
+    slots: dict[str, Any] = {}
+    right = pagekit.chart_row(slots, "regret", "Regret against the clairvoyant safe dose")
     right.markdown("The clairvoyant knows θ*, μ* and plays the largest dose whose realized cost stays below τ with "
                    "probability 1 − δ. A curve that bends has learned; a straight line pays the same every round.")
-    st.subheader("The estimated safe interval")
-    left, right = st.columns([3, 2], gap="medium")
-    slots["safe"] = left.empty()
+    right = pagekit.chart_row(slots, "safe", "The estimated safe interval")
     right.markdown("HPC-UCB starts at its round-1 safe dose and raises its estimated upper end α̂max_t towards "
                    "the true α\\*max_t as its estimate of μ\\* sharpens in the directions the contexts take.")
     right.latex(r"\alpha_1=\frac{\tau}{b_\delta+S L},\qquad b_\delta=\kappa_c\sqrt{2\log(1/\delta)}")
@@ -446,8 +435,7 @@ def replay_view(run: ex.BatteryRun, ctx: shell.RunContext, problem_key: str, tag
         "dose, last 10 %": [r["final_dose_mean"] for r in record["by_policy"]],
         "safe dose, last 10 %": [r["final_safe_dose_mean"] for r in record["by_policy"]],
     })
-    st.dataframe(table, hide_index=True, column_config={
-        c: st.column_config.NumberColumn(format="%.3f") for c in table.columns if c != "policy"})
+    pagekit.number_table(table, {c: "%.3f" for c in table.columns if c != "policy"})
     st.download_button("Summary JSON", json.dumps(record, indent=1), f"battery_tau{s.tau:g}_T{s.T}_d{s.d}.json",
                        "application/json", on_click="ignore", icon=":material/download:", key=f"dl_{tag}")
     return frame, summary

@@ -10,9 +10,10 @@ from __future__ import annotations
 import dataclasses
 import io
 import json
+import time
 import zipfile
-from collections.abc import Callable, Mapping
-from typing import Any, Generic, TypeVar
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, Generic, Protocol, TypeVar
 
 import pandas as pd
 import plotly.graph_objects as go
@@ -24,6 +25,9 @@ from safebandit_core import settings as core_settings
 from . import shell
 
 S = TypeVar("S")
+V = TypeVar("V")
+LIVE_EVERY_S = 0.6
+COMPILING = "Compiling for this shape (only the first run of a shape)…"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -40,6 +44,21 @@ class Control:
     step: float
     default: float = 0.0
     fmt: str = ""
+
+
+def page_start(title: str, intro: str, section: str, controls: Callable[[shell.RunContext], V]
+               ) -> tuple[shell.RunContext, V]:
+    """Title and introduction, then the page's own sidebar section ``section`` drawn by ``controls``; returns the
+    run context and what ``controls`` returned.
+    """
+    ctx = shell.current()
+    st.title(title)
+    st.markdown(intro)
+    with st.sidebar:
+        st.divider()
+        st.markdown(f"#### {section}")
+        values = controls(ctx)
+    return ctx, values
 
 
 def with_defaults(controls: dict[str, Control], defaults: object) -> dict[str, Control]:
@@ -67,6 +86,18 @@ def number(controls: Mapping[str, Control], field: str, help: str) -> float:
     c = controls[field]
     return float(st.number_input(c.label, float(c.lo), float(c.hi), float(c.default), float(c.step), key=c.key,
                                  bind="query-params", help=help))
+
+
+def runs_controls(controls: Mapping[str, Control]) -> tuple[int, int]:
+    """The *Runs* group of a conservative model: rounds T and seeds side by side."""
+    st.markdown("**Runs**")
+    cols = st.columns(2)
+    with cols[0]:
+        T = integer(controls, "T", "Rounds per run.")
+    with cols[1]:
+        seeds = integer(controls, "seeds", "Independent runs, each on its own reward stream; the charts show their "
+                                           "mean and min–max band.")
+    return T, seeds
 
 
 @dataclasses.dataclass(frozen=True)
@@ -226,6 +257,89 @@ def chunk_size(T: int, sizes: tuple[int, ...] = (5_000, 500)) -> int:
         if T % c == 0 and T // c >= 10:
             return c
     return 500
+
+
+class Progress(Protocol):
+    """What a chunked core run yields: rounds done, the share of T done, and whether it is the last chunk."""
+
+    @property
+    def t_done(self) -> int: ...
+
+    @property
+    def fraction(self) -> float: ...
+
+    @property
+    def done(self) -> bool: ...
+
+
+P = TypeVar("P", bound=Progress)
+
+
+def live_chunks(chunks: Iterable[P], T: int, redraw: Callable[[int, P], None], first: str = COMPILING,
+                every_s: float = LIVE_EVERY_S) -> tuple[P, float]:
+    """Drive a chunked run under a progress bar, calling ``redraw(i, chunk)`` for unfinished chunks at most every
+    ``every_s`` seconds; return the last chunk and the seconds the run took.
+    """
+    bar = st.progress(0.0, text=first)
+    start = last_draw = time.perf_counter()
+    last: P | None = None
+    for i, chunk in enumerate(chunks):
+        last = chunk
+        bar.progress(chunk.fraction, text=f"Round {chunk.t_done:,} of {T:,}")
+        if not chunk.done and time.perf_counter() - last_draw > every_s:
+            redraw(i, chunk)
+            last_draw = time.perf_counter()
+    assert last is not None, "a run yields at least one chunk"
+    seconds = time.perf_counter() - start
+    bar.empty()
+    return last, seconds
+
+
+def draw_charts(slots: Mapping[str, Any], figures: Mapping[str, go.Figure], suffix: str = "") -> None:
+    """Each figure into the slot of its name, keyed ``name + suffix`` (unique per live update)."""
+    for name, fig in figures.items():
+        slots[name].plotly_chart(fig, key=f"{name}{suffix}")
+
+
+def chart_row(slots: dict[str, Any], name: str, title: str) -> Any:
+    """A section ``title`` with the chart slot ``name`` in its wide left column; returns the right column."""
+    st.subheader(title)
+    left, right = st.columns([3, 2], gap="medium")
+    slots[name] = left.empty()
+    return right
+
+
+def zoom_row(slots: dict[str, Any], key: str, note: str) -> float:
+    """*The exploration phase, enlarged*: the ``zoom`` slot, the zoom slider (``key``) and ``note``; the share (%)."""
+    right = chart_row(slots, "zoom", "The exploration phase, enlarged")
+    with right:
+        zoom = st.slider("Zoom: first … % of the rounds", 1, 50, 10, 1, key=key, bind="query-params",
+                         help="Seed 001 zooms on the first rounds, where the policies differ most.")
+        st.markdown(note)
+    return float(zoom)
+
+
+def number_table(table: pd.DataFrame, formats: Mapping[str, str]) -> None:
+    """A table without index, the columns in ``formats`` shown with their printf format."""
+    st.dataframe(table, hide_index=True,
+                 column_config={c: st.column_config.NumberColumn(format=f) for c, f in formats.items()})
+
+
+def conservative_summary(policy: Iterable[str], summary: pd.DataFrame, regret: str, column: str) -> None:
+    """*Summary over runs* of a conservative model: default pulls, final ``regret`` (from ``column + "_mean"``,
+    ``"_min"``, ``"_max"``) and the smallest slack per policy.
+    """
+    st.subheader("Summary over runs")
+    mean = f"final {regret} (mean)"
+    table = pd.DataFrame({
+        "policy": policy,
+        "default pulls N₀(T) (mean)": summary["default_pulls_mean"],
+        mean: summary[f"{column}_mean"],
+        f"final {regret} (min – max)": [f"{lo:.2f} – {hi:.2f}" for lo, hi in
+                                        zip(summary[f"{column}_min"], summary[f"{column}_max"], strict=True)],
+        "min slack": summary["min_slack"],
+    })
+    number_table(table, {"default pulls N₀(T) (mean)": "%.1f", mean: "%.2f", "min slack": "%.4g"})
 
 
 class _Miss(Exception):

@@ -7,68 +7,31 @@ for the whole module.
 
 from __future__ import annotations
 
-import base64
 import json
 import os
 import subprocess
 import sys
 import textwrap
-from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from safebandit_core import device, export, settings
+from safebandit_core import device, settings
 from safebandit_core.dose import sim
 from safebandit_ui import registry
+from tests.ui.helpers import APP, ROOT, TIMEOUT, app, array, bundle_of, charts, download_labels, errors, open_page
 
-ROOT = Path(__file__).resolve().parents[2]
-APP = str(ROOT / "app.py")
-TIMEOUT = 120
 SMALL_T = 1000
-
-
-@pytest.fixture(autouse=True)
-def fresh_caches():
-    """Isolate tests: AppTest shares st.cache_data / st.cache_resource across instances in one process."""
-    st.cache_data.clear()
-    st.cache_resource.clear()
-    yield
-    st.cache_data.clear()
-    st.cache_resource.clear()
+pytestmark = pytest.mark.usefixtures("fresh_caches")
 
 
 def dose_page(**state) -> AppTest:
     """The dose page reached through the entry point, with T = 1000 and any widget values in ``state``."""
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    at.session_state["T"] = SMALL_T
-    for k, v in state.items():
-        at.session_state[k] = v
-    at.run()
-    at.switch_page("pages/dose.py").run()
-    assert not at.exception, [e.message for e in at.exception]
+    at = open_page("pages/dose.py", {"T": SMALL_T, **state})
     assert at.sidebar.number_input(key="base_seed").value == state.get("base_seed", 0)
     return at
-
-
-def charts(at: AppTest) -> dict[str, dict]:
-    """Plotly figures on the page by their key, as JSON."""
-    return {el.key: json.loads(el.proto.spec) for el in at.get("plotly_chart")}
-
-
-def array(value) -> np.ndarray:
-    """A plotly JSON array (a list, or plotly's typed ``{"dtype", "bdata"}`` form) as numpy."""
-    if isinstance(value, dict) and "bdata" in value:
-        return np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
-    return np.asarray(value)
-
-
-def errors(at: AppTest) -> list[str]:
-    """Text of every st.error element."""
-    return [e.value for e in at.error]
 
 
 def test_registry_lists_existing_pages_only():
@@ -79,7 +42,7 @@ def test_registry_lists_existing_pages_only():
 
 
 def test_home_page_runs_and_links_every_page():
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
+    at = app().run()
     assert not at.exception
     assert at.title[0].value == "safebandit lab"
     links = at.get("page_link")
@@ -92,7 +55,7 @@ def test_home_page_runs_and_links_every_page():
 
 
 def test_about_page_names_papers_and_device():
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
+    at = app().run()
     at.switch_page("pages/about.py").run()
     assert not at.exception
     text = " ".join(m.value for m in at.markdown)
@@ -111,8 +74,7 @@ def test_dose_page_runs_and_shows_every_figure():
 
 def test_a_page_opened_first_still_gets_the_entry_point_and_sidebar():
     """AppTest starts every run the way a fresh server serves its first visitor (old pages/ folder mode)."""
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    at.session_state["T"] = SMALL_T
+    at = app({"T": SMALL_T})
     at.switch_page("pages/dose.py").run()
     assert not at.exception
     assert [w.key for w in at.sidebar.selectbox][:2] == ["device", "precision"]
@@ -231,8 +193,7 @@ def test_shared_sidebar_reaches_the_page_and_the_core(monkeypatch):
 
     monkeypatch.setattr(sim, "simulate", spy)
     chosen = device.list_devices()[-1].id
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    at.session_state["T"] = SMALL_T
+    at = app({"T": SMALL_T})
     at.run()
     at.selectbox(key="device").select(chosen).run()
     at.number_input(key="base_seed").set_value(11).run()
@@ -268,17 +229,6 @@ def test_second_device_and_precision_reach_the_run():
     got = json.loads(out.stdout.strip().splitlines()[-1])
     assert got["exc"] == []
     assert got["label"] in got["ran"] and "float32" in got["ran"]
-
-
-def bundle_of(s, summary=None) -> bytes:
-    """A zip as *Everything (zip)* makes it, holding settings ``s`` (a tiny frame stands in for the rounds)."""
-    return export.bundle({"per_round": pd.DataFrame({"t": [1]})}, pd.DataFrame() if summary is None else summary,
-                         export.settings_dict(s), {})
-
-
-def download_labels(at: AppTest) -> set[str]:
-    """Labels of every download button on the page."""
-    return {b.proto.label for b in at.get("download_button")}
 
 
 def test_zip_download_and_a_zip_upload_re_creates_the_run():

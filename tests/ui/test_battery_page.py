@@ -6,48 +6,25 @@ Runs use d = 32, T = 200 and 2 seeds, the shape tests/test_battery_experiment.py
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pandas as pd
 import pytest
-import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from safebandit_core import export
 from safebandit_core.dose import sim
 from tests.test_battery_experiment import cell_mat_bytes
+from tests.ui.helpers import charts, download_labels, open_page
 
-ROOT = Path(__file__).resolve().parents[2]
-APP = str(ROOT / "app.py")
 PAGE = "pages/replay_battery.py"
 TIMEOUT = 180
 REPLAY_CHARTS = {"regret", "safe", "cost", "violations"}
-
-
-@pytest.fixture(scope="module", autouse=True)
-def fresh_caches():
-    """AppTest shares st.cache_* across instances: start and leave this module with empty caches."""
-    st.cache_data.clear()
-    st.cache_resource.clear()
-    yield
-    st.cache_data.clear()
-    st.cache_resource.clear()
+pytestmark = pytest.mark.usefixtures("fresh_module_caches")  # the module shares its data and fits
 
 
 def battery_page(**state) -> AppTest:
     """The page reached through the entry point, at d = 32, T = 200, 2 seeds (and any widget values in ``state``)."""
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    for key, value in {"bat_dim": 32, "bat_T": 200, "bat_seeds": 2, **state}.items():
-        at.session_state[key] = value
-    at.run()
-    at.switch_page(PAGE).run()
-    assert not at.exception, [e.message for e in at.exception]
-    return at
-
-
-def charts(at: AppTest) -> dict[str, dict]:
-    """Plotly figures on the page by key, as JSON."""
-    return {el.key: json.loads(el.proto.spec) for el in at.get("plotly_chart")}
+    return open_page(PAGE, {"bat_dim": 32, "bat_T": 200, "bat_seeds": 2, **state}, TIMEOUT)
 
 
 def test_page_runs_from_the_app_and_replays_both_taus():
@@ -114,8 +91,7 @@ def battery_settings(**kw) -> dict:
 
 def test_zip_download_and_zip_upload_re_create_the_replay():
     at = battery_page()
-    labels = {b.proto.label for b in at.get("download_button")}
-    assert {"Settings JSON", "Everything (zip)"} <= labels
+    assert {"Settings JSON", "Everything (zip)"} <= download_labels(at)
     frame = pd.DataFrame({"t": [1]})
     data = export.bundle({"tau0.2": frame}, pd.DataFrame(), battery_settings(taus=[0.2], base_seed=1), {})
     at.file_uploader(key="bat_settings_upload").upload("run.zip", data, "application/zip").run()

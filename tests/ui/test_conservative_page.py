@@ -7,53 +7,24 @@ compiles each policy once for the module; only the K and problem tests compile o
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
-import pandas as pd
 import pytest
-import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from safebandit_core import export, settings
+from safebandit_core import settings
 from safebandit_core.conservative import sim
 from safebandit_ui import registry
+from tests.ui.helpers import bundle_of, charts, download_labels, errors, open_page
 
-ROOT = Path(__file__).resolve().parents[2]
-APP = str(ROOT / "app.py")
 PAGE = "pages/conservative.py"
-TIMEOUT = 120
 SMALL = {"cb_T": 400, "cb_seeds": 2, "cb_K": 12}
 FIGURES = {"regret", "zoom", "reward", "slack", "default_pulls"}
-
-
-@pytest.fixture(autouse=True)
-def fresh_caches():
-    """Isolate tests: AppTest shares st.cache_data / st.cache_resource across instances in one process."""
-    st.cache_data.clear()
-    st.cache_resource.clear()
-    yield
-    st.cache_data.clear()
-    st.cache_resource.clear()
+pytestmark = pytest.mark.usefixtures("fresh_caches")
 
 
 def page(**state) -> AppTest:
     """The page reached through the entry point, small shape, any widget values in ``state``."""
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    for k, v in {**SMALL, **state}.items():
-        at.session_state[k] = v
-    at.run()
-    at.switch_page(PAGE).run()
-    assert not at.exception, [e.message for e in at.exception]
-    return at
-
-
-def charts(at: AppTest) -> dict[str, dict]:
-    """Plotly figures on the page by their key, as JSON."""
-    return {el.key: json.loads(el.proto.spec) for el in at.get("plotly_chart")}
-
-
-def errors(at: AppTest) -> list[str]:
-    return [e.value for e in at.error]
+    return open_page(PAGE, {**SMALL, **state})
 
 
 def ran(at: AppTest) -> str:
@@ -162,11 +133,9 @@ def test_no_policy_and_too_large_runs_are_errors():
 
 def test_zip_download_and_zip_upload_restores_the_controls():
     at = page()
-    labels = {b.proto.label for b in at.get("download_button")}
-    assert {"Per-round CSV", "Per-round Parquet", "Settings JSON", "Everything (zip)"} <= labels
+    assert {"Per-round CSV", "Per-round Parquet", "Settings JSON", "Everything (zip)"} <= download_labels(at)
     wanted = small_settings(alpha=0.1, mu0=0.6, base_seed=3)
-    data = export.bundle({"per_round": pd.DataFrame({"t": [1]})}, pd.DataFrame(), export.settings_dict(wanted), {})
-    at.file_uploader(key="cb_upload").upload("run.zip", data, "application/zip").run()
+    at.file_uploader(key="cb_upload").upload("run.zip", bundle_of(wanted), "application/zip").run()
     assert not at.exception and not errors(at)
     assert [s.value for s in at.success] == ["Restored the settings of run.zip."]
     assert at.slider(key="cb_alpha").value == pytest.approx(0.1)

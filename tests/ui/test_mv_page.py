@@ -6,56 +6,22 @@ so JAX compiles the model once for the module; only the K test compiles a second
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
-import pandas as pd
 import pytest
-import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from safebandit_core import export, settings
+from safebandit_core import settings
 from safebandit_core.conservative import mv_sim, sim
+from tests.ui.helpers import bundle_of, charts, download_labels, errors, open_page, warnings
 
-ROOT = Path(__file__).resolve().parents[2]
-APP = str(ROOT / "app.py")
 PAGE = "pages/mean_variance.py"
-TIMEOUT = 120
 SMALL = {"mv_T": 400, "mv_seeds": 2, "mv_K": 8}
 FIGURES = {"regret", "zoom", "slack", "default_pulls", "arms"}
-
-
-@pytest.fixture(autouse=True)
-def fresh_caches():
-    """Isolate tests: AppTest shares st.cache_data / st.cache_resource across instances in one process."""
-    st.cache_data.clear()
-    st.cache_resource.clear()
-    yield
-    st.cache_data.clear()
-    st.cache_resource.clear()
+pytestmark = pytest.mark.usefixtures("fresh_caches")
 
 
 def page(**state) -> AppTest:
     """The page reached through the entry point, small shape, any widget values in ``state``."""
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    for k, v in {**SMALL, **state}.items():
-        at.session_state[k] = v
-    at.run()
-    at.switch_page(PAGE).run()
-    assert not at.exception, [e.message for e in at.exception]
-    return at
-
-
-def charts(at: AppTest) -> dict[str, dict]:
-    return {el.key: json.loads(el.proto.spec) for el in at.get("plotly_chart")}
-
-
-def errors(at: AppTest) -> list[str]:
-    return [e.value for e in at.error]
-
-
-def warnings(at: AppTest) -> list[str]:
-    return [w.value for w in at.warning]
+    return open_page(PAGE, {**SMALL, **state})
 
 
 def metrics(at: AppTest) -> dict[str, str]:
@@ -125,12 +91,7 @@ def test_upload_restores_the_controls():
 
 def test_zip_download_and_zip_upload_restores_the_controls():
     at = page()
-    labels = {b.proto.label for b in at.get("download_button")}
-    assert {"Per-round CSV", "Per-round Parquet", "Settings JSON", "Everything (zip)"} <= labels
-
-    def bundle_of(s) -> bytes:
-        return export.bundle({"per_round": pd.DataFrame({"t": [1]})}, pd.DataFrame(), export.settings_dict(s), {})
-
+    assert {"Per-round CSV", "Per-round Parquet", "Settings JSON", "Everything (zip)"} <= download_labels(at)
     at.file_uploader(key="mv_upload").upload("cmab.zip", bundle_of(sim.ConservativeSettings(T=400)),
                                              "application/zip").run()
     assert not at.exception

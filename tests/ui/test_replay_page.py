@@ -4,40 +4,21 @@ heatmaps, and an uploaded settings file re-creates a run (or says what is wrong 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
-import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from safebandit_core import sweep
 from safebandit_core.conservative.mv_sim import MVSettings
+from tests.ui.helpers import charts, open_page
 
-ROOT = Path(__file__).resolve().parents[2]
-APP = str(ROOT / "app.py")
 PAGE = "pages/replay_synthetic.py"
 TIMEOUT = 180
-
-
-@pytest.fixture(autouse=True)
-def fresh_caches():
-    st.cache_data.clear()
-    st.cache_resource.clear()
-    yield
-    st.cache_data.clear()
-    st.cache_resource.clear()
+pytestmark = pytest.mark.usefixtures("fresh_caches")
 
 
 def replay_page() -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    at.run()
-    at.switch_page(PAGE).run()
-    assert not at.exception, [e.message for e in at.exception]
-    return at
-
-
-def charts(at: AppTest) -> dict[str, dict]:
-    return {el.key: json.loads(el.proto.spec) for el in at.get("plotly_chart")}
+    return open_page(PAGE, timeout=TIMEOUT)
 
 
 def test_page_is_in_the_navigation_under_paper_replays():

@@ -1,0 +1,79 @@
+"""What the AppTest tests share: the entry point, opening a page through it, and reading what a page shows."""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+from safebandit_core import export
+
+ROOT = Path(__file__).resolve().parents[2]
+APP = str(ROOT / "app.py")
+TIMEOUT = 120
+
+
+def cleared_caches() -> Iterator[None]:
+    """Empty st.cache_data / st.cache_resource around a test (AppTest shares them across instances in a process)."""
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    yield
+    st.cache_data.clear()
+    st.cache_resource.clear()
+
+
+def app(state: Mapping[str, Any] | None = None, timeout: int = TIMEOUT) -> AppTest:
+    """``app.py`` under AppTest, not yet run, with the widget values in ``state`` set."""
+    at = AppTest.from_file(APP, default_timeout=timeout)
+    for key, value in (state or {}).items():
+        at.session_state[key] = value
+    return at
+
+
+def open_page(page: str, state: Mapping[str, Any] | None = None, timeout: int = TIMEOUT) -> AppTest:
+    """``page`` reached through the entry point (run first), with the widget values in ``state``; no exception."""
+    at = app(state, timeout)
+    at.run()
+    at.switch_page(page).run()
+    assert not at.exception, [e.message for e in at.exception]
+    return at
+
+
+def charts(at: AppTest) -> dict[str, dict]:
+    """Plotly figures on the page by their key, as JSON."""
+    return {el.key: json.loads(el.proto.spec) for el in at.get("plotly_chart")}
+
+
+def array(value) -> np.ndarray:
+    """A plotly JSON array (a list, or plotly's typed ``{"dtype", "bdata"}`` form) as numpy."""
+    if isinstance(value, dict) and "bdata" in value:
+        return np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
+    return np.asarray(value)
+
+
+def errors(at: AppTest) -> list[str]:
+    """Text of every st.error element."""
+    return [e.value for e in at.error]
+
+
+def warnings(at: AppTest) -> list[str]:
+    """Text of every st.warning element."""
+    return [w.value for w in at.warning]
+
+
+def download_labels(at: AppTest) -> set[str]:
+    """Labels of every download button on the page."""
+    return {b.proto.label for b in at.get("download_button")}
+
+
+def bundle_of(s, summary: pd.DataFrame | None = None) -> bytes:
+    """A zip as *Everything (zip)* makes it, holding settings ``s`` (a tiny frame stands in for the rounds)."""
+    return export.bundle({"per_round": pd.DataFrame({"t": [1]})}, pd.DataFrame() if summary is None else summary,
+                         export.settings_dict(s), {})
