@@ -49,11 +49,19 @@ class Model:
 
 @dataclasses.dataclass
 class Chunk:
-    """Results so far: ``outputs[k]`` has shape batch + (t_done,); ``done`` on the last chunk."""
+    """Results so far: ``outputs[k]`` has shape batch + (t_done,); ``done`` on the last chunk.
+
+    The pieces are joined on first access, so a caller that only reads the last chunk
+    (:func:`final`) joins once instead of once per chunk.
+    """
 
     t_done: int
     T: int
-    outputs: dict[str, np.ndarray]
+    pieces: dict[str, list[np.ndarray]]
+
+    @functools.cached_property
+    def outputs(self) -> dict[str, np.ndarray]:
+        return {k: np.concatenate(v, axis=-1) for k, v in self.pieces.items()}
 
     @property
     def done(self) -> bool:
@@ -190,7 +198,7 @@ def run_chunks(
             for k, v in outs.items():
                 pieces.setdefault(k, []).append(np.asarray(v))
             t0 += n
-            yield Chunk(t_done=t0, T=T, outputs={k: np.concatenate(v, axis=-1) for k, v in pieces.items()})
+            yield Chunk(t_done=t0, T=T, pieces={k: list(v) for k, v in pieces.items()})
 
 
 def run(
