@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import statistics
 import subprocess
 import sys
@@ -28,6 +29,8 @@ TARGET_S = 1.0
 def _dose_page(timeout: float):
     """A warm AppTest on the dose page (first run done, so JAX has compiled)."""
     from streamlit.testing.v1 import AppTest
+
+    logging.getLogger("streamlit").setLevel(logging.ERROR)  # bare-mode notices would clutter the table
 
     at = AppTest.from_file(APP, default_timeout=timeout)
     at.session_state["T"] = T
