@@ -88,6 +88,17 @@ def check_out_path(path: str | None, allowed: tuple[str, ...] = (".csv", ".parqu
     return p
 
 
+def check_device(wanted: str | None) -> str:
+    """Resolve ``--device`` up front (one line on failure, before any work); returns its label."""
+    from . import device
+
+    try:
+        device.resolve(wanted)
+    except ValueError as err:
+        raise CliError(f"error: --{err}") from None
+    return device.describe(wanted)
+
+
 def write_frame(frame: pd.DataFrame, path: Path) -> None:
     """Write a tidy frame as CSV or Parquet by the file's suffix."""
     if path.suffix.lower() == ".parquet":

@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from .cli import CliError, emit, settings_error_line
+from .cli import CliError, check_device, emit, settings_error_line
 from .settings import SettingsError
 
 HELP = "Replay an experiment of either paper (Table 1, Figures 1 and 2, the appendix grids) at any size."
@@ -68,12 +68,7 @@ def run(args: argparse.Namespace) -> int:
                                          precision=args.precision).validate()
     except SettingsError as err:
         raise CliError(settings_error_line(err, FLAGS)) from None
-    from . import device as _device
-
-    try:
-        _device.resolve(args.device)
-    except ValueError as err:
-        raise CliError(f"error: --{err}") from None
+    check_device(args.device)
     result = presets.run_preset(run_settings, device=args.device, shard=False if args.no_shard else None)
     summary = result.summary()
     rows = presets.summary_rows(summary)

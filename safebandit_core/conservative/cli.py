@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..cli import CliError, check_out_path, emit, settings_error_line, write_frame
+from ..cli import CliError, check_device, check_out_path, emit, settings_error_line, write_frame
 from ..settings import SettingsError
 from .stream import POLICIES, PROBLEMS
 
@@ -42,7 +42,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Validate, run, print the summary (and write the tidy frame with ``--out``)."""
-    from .. import device as _device
     from . import sim
 
     out_path = check_out_path(args.out)
@@ -54,10 +53,7 @@ def run(args: argparse.Namespace) -> int:
         settings.validate()
     except SettingsError as err:
         raise CliError(settings_error_line(err, FLAGS)) from None
-    try:
-        _device.resolve(args.device)
-    except ValueError as err:
-        raise CliError(f"error: --{err}") from None
+    check_device(args.device)
     result = sim.run_all(settings, device=args.device)
     row = sim.summary(result).iloc[0]
     inst = result.instance

@@ -12,7 +12,7 @@ import time
 from typing import Any
 
 from .. import device as _device
-from ..cli import CliError, check_out_path, emit, settings_error_line, write_frame
+from ..cli import CliError, check_device, check_out_path, emit, settings_error_line, write_frame
 from ..settings import SettingsError
 from .mv import POLICIES, assumption_ok, assumption_text
 from .mv_sim import MVSettings, run_all, summary, tidy_frame
@@ -42,13 +42,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", default=None, help="write the per-round tidy frame to FILE.csv or FILE.parquet")
 
 
-def _resolve_device(wanted: str | None) -> str:
-    try:
-        _device.resolve(wanted)
-    except ValueError:
-        seen = ", ".join(i.id for i in _device.list_devices())
-        raise CliError(f"error: --device {wanted} is not available here (devices: {seen})") from None
-    return _device.describe(wanted)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -60,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
     except SettingsError as err:
         raise CliError(settings_error_line(err, FLAGS)) from None
     out_path = check_out_path(args.out)
-    device_label = _resolve_device(args.device)
+    device_label = check_device(args.device)
 
     start = time.perf_counter()
     outputs = run_all(settings, device=args.device)

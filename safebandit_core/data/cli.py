@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 
-from .. import cli, device
+from .. import cli
 from ..dose.policies import NAMES
 from ..settings import SettingsError
 from . import experiment
@@ -66,10 +66,7 @@ def run_command(args: argparse.Namespace) -> int:
         experiment.check_request(tau=args.tau, T=args.T, dim=args.dim, seeds=args.seeds)
     except SettingsError as err:
         raise cli.CliError(cli.settings_error_line(err, _FLAGS)) from None
-    try:
-        device.resolve(args.device)
-    except ValueError as err:
-        raise cli.CliError(f"error: --{err}") from None
+    cli.check_device(args.device)
     try:
         run = experiment.prepare(args.data, dim=args.dim, embedder=embedder, tau=args.tau, T=args.T,
                                  seeds=args.seeds, precision=args.precision, policies=policies,

@@ -69,10 +69,7 @@ def run_command(args: argparse.Namespace) -> int:
     """Validate, run, print the summary and optionally write the per-round frame."""
     s = settings_from_args(args)
     out_path = cli.check_out_path(args.out)
-    try:
-        device.resolve(args.device)
-    except ValueError as err:
-        raise cli.CliError(f"error: --{err}") from None
+    cli.check_device(args.device)
     try:
         check_fits(s, args.device)
     except SettingsError as err:
