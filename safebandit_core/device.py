@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import os
 from collections.abc import Iterator
 
 import jax
 import jax.numpy as jnp
+
+from .settings import SettingsError
 
 jax.config.update("jax_enable_x64", True)
 
@@ -100,3 +103,30 @@ def on_device(device: str | None) -> Iterator[jax.Device]:
     dev = resolve(device)
     with jax.default_device(dev):
         yield dev
+
+
+def available_bytes(device: str | None = None) -> int:
+    """Memory the chosen device can give a run (GPU: free device memory; CPU: physical memory)."""
+    d = resolve(device)
+    stats = d.memory_stats() if hasattr(d, "memory_stats") else None
+    if stats and "bytes_limit" in stats:
+        return int(stats["bytes_limit"] - stats.get("bytes_in_use", 0))
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+    except (ValueError, OSError, AttributeError):
+        return 8 * 2**30
+
+
+def check_fits(need: int, fixed: int, device: str | None, field: str, value: int, context: str) -> None:
+    """Raise :class:`SettingsError` naming ``field`` when a run needs more than half the device's memory.
+
+    ``need`` is the whole run's estimate in bytes, ``fixed`` the part that does not grow with
+    ``field``; the message gives the largest ``field`` that fits (``context`` says with what).
+    """
+    have = available_bytes(device) // 2
+    if need <= have:
+        return
+    per_unit = max(1, (need - fixed) // max(value, 1))
+    largest = max(1, (have - fixed) // per_unit)
+    raise SettingsError(field, f"at most about {largest:,} with {context} on this device "
+                               f"({need / 2**30:.1f} GiB needed)", value)

@@ -416,3 +416,11 @@ def test_cli_bad_input_as_a_process():
         stdout, stderr = proc.communicate(timeout=120)
         assert proc.returncode == 2 and stdout == "", (flag, stderr)
         _one_error_line(stderr, flag, allowed)
+
+
+def test_a_run_too_large_for_memory_is_a_settings_error_naming_T():
+    from safebandit_core.conservative.sim import ConservativeSettings, simulate
+
+    with pytest.raises(SettingsError) as err:
+        next(simulate(ConservativeSettings(T=1_000_000, seeds=1_000)))
+    assert err.value.field == "T" and "at most about" in err.value.allowed

@@ -335,3 +335,12 @@ def test_cli_bad_input_in_process(argv, flag, allowed, capsys):
     assert rc == 2 and captured.out == ""
     lines = captured.err.strip().splitlines()
     assert len(lines) == 1 and flag in lines[0] and allowed in lines[0]
+
+
+def test_a_run_too_large_for_memory_is_a_settings_error_naming_T():
+    from safebandit_core.conservative.mv_sim import MVSettings, simulate
+    from safebandit_core.settings import SettingsError
+
+    with pytest.raises(SettingsError) as err:
+        next(simulate(MVSettings(T=10_000_000, seeds=10_000)))
+    assert err.value.field == "T" and "at most about" in err.value.allowed

@@ -26,6 +26,8 @@ from ..runner import Chunk, run_chunks, seed_keys
 from ..settings import SettingsError, check_choice, check_int_range, check_open_unit, check_positive
 from .mv import OUTPUT_FIELDS, POLICIES, MVParams, assumption_ok, make_model, make_params
 
+# Memory per policy, seed and round: the outputs plus the tidy frame built from them (generous).
+BYTES_PER_ROUND = 160
 MAX_K = 1000
 MAX_T = 10_000_000
 MAX_SEEDS = 10_000
@@ -122,6 +124,9 @@ def simulate(settings: MVSettings, device: str | None = None, chunk: int | None 
     shape ``(seeds, t_done)`` (fields as in :func:`~safebandit_core.conservative.mv.run_mv_on_stream`).
     """
     settings.validate()
+    n = len(settings.policies)
+    _device.check_fits(n * settings.seeds * settings.T * BYTES_PER_ROUND, 0, device, "T", settings.T,
+                       f"{settings.seeds} seeds and {n} polic{'y' if n == 1 else 'ies'}")
     model = make_model(tuple(settings.policies), settings.K, "bernoulli")
     params = sim_params(settings, device)
     keys = seed_keys(settings.base_seed, settings.seeds)

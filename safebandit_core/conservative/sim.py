@@ -53,6 +53,8 @@ from .stream import (
     mu0_range,
 )
 
+# Memory per policy, seed and round: the outputs plus the tidy frame built from them (generous).
+BYTES_PER_ROUND = 160
 MAX_T = 1_000_000
 MAX_SEEDS = 1_000
 MAX_K = 1_000
@@ -245,12 +247,14 @@ def simulate(settings: ConservativeSettings, device: str | None = None,
     Seed i uses key ``PRNGKey(base_seed + i)``; round t's outcomes are drawn from ``fold_in(key, t)``,
     so every policy of a seed sees the same outcomes whatever the chunking.
     """
+    policies = settings.policy_list()
+    _device.check_fits(len(policies) * settings.seeds * settings.T * BYTES_PER_ROUND, 0, device, "T", settings.T,
+                       f"{settings.seeds} seeds and {len(policies)} polic{'y' if len(policies) == 1 else 'ies'}")
     inst = make_instance(settings)
     precision = resolve_precision(settings, device)
     params = instance_params(settings, inst, _device.dtype_of(precision))
     keys = runner.seed_keys(settings.base_seed, settings.seeds)
     label = _device.describe(device)
-    policies = settings.policy_list()
     gens = [runner.run_chunks(make_model(settings.problem, p, settings.K, settings.dim, settings.size),
                               params, keys, settings.T, chunk=chunk, device=device) for p in policies]
     start = time.perf_counter()

@@ -10,7 +10,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
-import os
 from collections.abc import Iterator
 from typing import Any, ClassVar
 
@@ -182,26 +181,10 @@ def memory_bytes(s: DoseSettings) -> int:
     return runs * (3 * s.d * s.d * item + len(OUTPUT_KEYS) * s.T * item + 1000 * s.d * item)
 
 
-def available_bytes(device: str | None = None) -> int:
-    """Memory the chosen device can give a run (GPU: free device memory; CPU: physical memory)."""
-    d = dev.resolve(device)
-    stats = d.memory_stats() if hasattr(d, "memory_stats") else None
-    if stats and "bytes_limit" in stats:
-        return int(stats["bytes_limit"] - stats.get("bytes_in_use", 0))
-    try:
-        return int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
-    except (ValueError, OSError, AttributeError):
-        return 8 * 2**30
-
-
 def check_fits(s: DoseSettings, device: str | None = None) -> None:
-    """Raise :class:`SettingsError` when the run would not fit in the device's memory (half of it)."""
-    need, have = memory_bytes(s), available_bytes(device) // 2
-    if need > have:
-        per_t = max(1, (need - memory_bytes(dataclasses.replace(s, T=1))) // max(s.T, 1))
-        t_max = max(1, (have - memory_bytes(dataclasses.replace(s, T=1))) // per_t)
-        raise SettingsError("T", f"at most about {t_max:,} with d = {s.d}, {s.seeds} seeds and "
-                                 f"{len(s.policies)} policies on this device ({need / 2**30:.1f} GiB needed)", s.T)
+    """Raise :class:`SettingsError` naming T when the run would not fit in the device's memory (half of it)."""
+    dev.check_fits(memory_bytes(s), memory_bytes(dataclasses.replace(s, T=0)), device, "T", s.T,
+                   f"d = {s.d}, {s.seeds} seeds and {len(s.policies)} polic{'y' if len(s.policies) == 1 else 'ies'}")
 
 
 def first_safe_dose(s: DoseSettings) -> float:
