@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Callable, Iterator
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, TypeVar
 
 import jax
 import jax.numpy as jnp
@@ -30,6 +30,7 @@ import numpy as np
 
 from . import device as _device  # noqa: F401  (enables float64 before any array is built)
 
+_Last = TypeVar("_Last")
 Params = Any
 Carry = Any
 Obs = Any
@@ -215,8 +216,8 @@ def run(
     return final(run_chunks(model, params, keys, T, chunk=chunk, grid=grid, device=device, shardings=shardings)).outputs
 
 
-def final(chunks: Iterator[Chunk]) -> Chunk:
-    """Drive a chunk iterator to the end and return its last chunk (the whole run)."""
+def final(chunks: Iterable[_Last]) -> _Last:
+    """Drive a chunked run to its end and return its last chunk (the whole run)."""
     last = None
     for chunk in chunks:
         last = chunk

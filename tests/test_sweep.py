@@ -4,9 +4,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
@@ -18,6 +15,7 @@ from safebandit_core.conservative.mv_sim import MVSettings
 from safebandit_core.conservative.sim import ConservativeSettings
 from safebandit_core.dose import sim as dsim
 from safebandit_core.settings import SettingsError
+from tests.support import run_with_host_devices
 
 ROOT = Path(__file__).resolve().parents[1]
 SMALL_DOSE = dsim.DoseSettings(policies=("hpucb", "on_expectation"), d=2, T=120, seeds=2, refresh_every=60)
@@ -52,12 +50,7 @@ def test_sharded_sweeps_equal_single_device_runs_exactly():
             }
         print(json.dumps(report))
     """)
-    env = {**os.environ, "XLA_FLAGS": "--xla_force_host_platform_device_count=4", "JAX_PLATFORMS": "cpu",
-           "PYTHONPATH": str(ROOT)}
-    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, env=env,
-                         timeout=300)
-    assert out.returncode == 0, out.stderr[-3000:]
-    report = json.loads(out.stdout.strip().splitlines()[-1])
+    report = run_with_host_devices(script, 4)
     assert report["devices"] == 4
     for model, cells in (("dose", 6), ("gencb", 3), ("mv", 3)):
         got = report[model]

@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from .. import device as _device
-from ..runner import Chunk, run_chunks, seed_keys
+from ..runner import Chunk, final, run_chunks, seed_keys
 from ..settings import SettingsError, check_choice, check_int_range, check_open_unit, check_positive
 from .mv import OUTPUT_FIELDS, POLICIES, MVParams, assumption_ok, make_model, make_params
 
@@ -135,11 +135,7 @@ def simulate(settings: MVSettings, device: str | None = None, chunk: int | None 
 
 def run_all(settings: MVSettings, device: str | None = None) -> dict[str, np.ndarray]:
     """Run :func:`simulate` to the end and return its outputs."""
-    last = None
-    for chunk in simulate(settings, device=device):
-        last = chunk
-    assert last is not None
-    return last.outputs
+    return final(simulate(settings, device=device)).outputs
 
 
 def split_outputs(outputs: dict[str, np.ndarray]) -> dict[str, dict[str, np.ndarray]]:

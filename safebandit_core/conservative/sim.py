@@ -266,11 +266,7 @@ def simulate(settings: ConservativeSettings, device: str | None = None,
 
 def run_all(settings: ConservativeSettings, device: str | None = None) -> SimResult:
     """:func:`simulate` to the end."""
-    last = None
-    for chunk in simulate(settings, device=device):
-        last = chunk
-    assert last is not None
-    return last
+    return runner.final(simulate(settings, device=device))
 
 
 def tidy_frame(result: SimResult) -> pd.DataFrame:

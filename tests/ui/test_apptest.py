@@ -8,9 +8,6 @@ for the whole module.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 import textwrap
 
 import pandas as pd
@@ -21,6 +18,7 @@ from streamlit.testing.v1 import AppTest
 from safebandit_core import device, settings
 from safebandit_core.dose import sim
 from safebandit_ui import registry
+from tests.support import run_with_host_devices
 from tests.ui.helpers import APP, ROOT, TIMEOUT, app, array, bundle_of, charts, download_labels, errors, open_page
 
 SMALL_T = 1000
@@ -221,12 +219,7 @@ def test_second_device_and_precision_reach_the_run():
         print(json.dumps({{"exc": [e.message for e in at.exception], "ran": at.caption[0].value,
                            "label": device.describe("cpu:1")}}))
     """)
-    env = {**os.environ, "XLA_FLAGS": "--xla_force_host_platform_device_count=2", "JAX_PLATFORMS": "cpu",
-           "PYTHONPATH": str(ROOT)}
-    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, env=env,
-                         timeout=300)
-    assert out.returncode == 0, out.stderr[-3000:]
-    got = json.loads(out.stdout.strip().splitlines()[-1])
+    got = run_with_host_devices(script, 2)
     assert got["exc"] == []
     assert got["label"] in got["ran"] and "float32" in got["ran"]
 
