@@ -1,17 +1,21 @@
 """safebandit_core: safe bandit algorithms of two papers, in JAX, for a Python API, a CLI and the app.
 
-- :mod:`safebandit_core.dose`: heteroscedastic dose model (HPC-UCB, On-Expectation, ε-Greedy);
-  ``dose.run_on_stream`` replays one policy on an explicit stream;
-- :mod:`safebandit_core.conservative`: GenCB (CMAB, CLB, CCCB), MV-CUCB and their baselines;
-  ``conservative.run_on_stream`` replays one policy on a pre-drawn outcome table;
-- :mod:`safebandit_core.data`: the NASA battery loader, context embedder, fit and experiment;
-- :mod:`safebandit_core.presets`, :mod:`safebandit_core.sweep`: the papers' experiments as data,
-  and sweeps over settings grids (sharded across devices when several are visible);
-- :mod:`safebandit_core.export`: zip bundles of a run and settings files that re-create it;
-- :mod:`safebandit_core.device`: devices and precision; :mod:`safebandit_core.viz`: figures.
+The shape: every model kind is a :class:`~safebandit_core.model.Family` (settings, policies,
+one composed scan), every run is a :class:`~safebandit_core.model.Run` with outputs shaped
+(policy, seed, t); :mod:`safebandit_core.families` is the registry, and ``simulate``, ``run``,
+``tidy`` and ``summary`` (re-exported here) work on any family's settings.
+
+- :mod:`.dose`: heteroscedastic dose model (HPC-UCB, On-Expectation, ε-Greedy);
+- :mod:`.conservative`: GenCB (CMAB, CLB, CCCB) and its baselines;
+- :mod:`.meanvar`: MV-CUCB and MV-UCB;
+- :mod:`.battery`: the NASA battery experiment (logged data → fitted environment → dose replay);
+- :mod:`.sweep`, :mod:`.presets`: grids over any family, sharded across devices; the papers' experiments;
+- :mod:`.export`, :mod:`.cli`: bundles and settings files, the command line; :mod:`.viz`: figures;
+- :mod:`.device`, :mod:`.runner`, :mod:`.settings`, :mod:`.results`, :mod:`.linalg`: the plumbing.
 """
 
-from . import conservative, device, dose, export, presets, sweep
+from . import device, families, model
+from .families import run, simulate, summary, tidy
 
-__all__ = ["conservative", "device", "dose", "export", "presets", "sweep"]
+__all__ = ["device", "families", "model", "run", "simulate", "summary", "tidy"]
 __version__ = "0.1.0"

@@ -22,9 +22,9 @@ from .settings import SettingsError
 # command name -> module implementing it
 COMMANDS: dict[str, str] = {
     "dose": "safebandit_core.dose.cli",
-    "mv": "safebandit_core.conservative.mv_cli",
+    "mv": "safebandit_core.meanvar.cli",
     "conservative": "safebandit_core.conservative.cli",
-    "battery": "safebandit_core.data.cli",
+    "battery": "safebandit_core.battery.cli",
     "replay": "safebandit_core.replay_cli",
 }
 

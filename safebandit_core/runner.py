@@ -6,6 +6,8 @@ A model is a :class:`Model`: three pure functions over explicit state (the gymna
 - ``draw(params, key, t) -> obs``: everything random about round ``t`` (0-based), drawn from
   ``fold_in(key, t)`` so a stream is fully determined by its key, whatever the chunking;
 - ``step(params, carry, obs) -> (carry, out)``: play one round; ``out`` is a dict of scalars;
+- ``policy_axis``: every output of ``step`` carries a trailing policy axis (a model composed by
+  :func:`safebandit_core.model.compose`); results then read (policy, seed, t);
 - optionally ``refresh(params, carry, block_outs) -> carry`` with ``block``: applied after every
   ``block`` rounds (rounds block, 2·block, ...) with that block's per-round outputs, e.g. an exact
   re-inversion against rank-one drift. It runs between nested scans, never as a per-round branch
@@ -46,6 +48,7 @@ class Model:
     name: str = "model"
     refresh: Callable[[Params, Carry, dict[str, jax.Array]], Carry] | None = None
     block: int = 0
+    policy_axis: bool = False
 
 
 @dataclasses.dataclass
@@ -197,7 +200,10 @@ def run_chunks(
             n = min(chunk, T - t0)
             carry, outs = _advance_batched(model, params, keys, carry, jnp.asarray(t0), n, grid, t0 + n >= T)
             for k, v in outs.items():
-                pieces.setdefault(k, []).append(np.asarray(v))
+                v = np.asarray(v)
+                if model.policy_axis:  # (..., S, n, P) -> (..., P, S, n)
+                    v = np.moveaxis(v, -1, -3)
+                pieces.setdefault(k, []).append(v)
             t0 += n
             yield Chunk(t_done=t0, T=T, pieces={k: list(v) for k, v in pieces.items()})
 

@@ -1,8 +1,17 @@
-"""The heteroscedastic dose model of seed 000: HPC-UCB, On-Expectation and ε-Greedy."""
+"""The heteroscedastic dose model of seed 000: HPC-UCB, On-Expectation and ε-Greedy.
+
+- :mod:`.settings`: :class:`DoseSettings`, validated once;
+- :mod:`.env`: the environment (contexts, noises, the feedback rule, the clairvoyant);
+- :mod:`.policies`: the three policies as one :class:`~safebandit_core.model.Policy`;
+- :mod:`.curves`: dose curves g and their inverses;
+- :mod:`.family`: the :class:`~safebandit_core.model.Family`, ``run_on_stream`` (one policy on an
+  explicit stream) and ``simulate_on_contexts`` (a fitted real-data model).
+"""
 
 from .curves import KINDS as CURVE_KINDS
+from .family import FAMILY, draw_stream, run_on_stream, simulate_on_contexts
 from .policies import LABELS, NAMES
-from .sim import DoseSettings, run, run_on_stream, simulate, summary, tidy_frame, warnings_for
+from .settings import DoseSettings, warnings_for
 
-__all__ = ["CURVE_KINDS", "LABELS", "NAMES", "DoseSettings", "run", "run_on_stream", "simulate", "summary",
-           "tidy_frame", "warnings_for"]
+__all__ = ["CURVE_KINDS", "FAMILY", "LABELS", "NAMES", "DoseSettings", "draw_stream", "run_on_stream",
+           "simulate_on_contexts", "warnings_for"]

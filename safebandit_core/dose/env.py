@@ -16,17 +16,35 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
+from ..model import Env
 from .curves import Curve
-from .policies import DoseParams, margin
+
+
+class EnvParams(NamedTuple):
+    """The environment's numbers (traced) and, when the stream is given, its arrays.
+
+    ``source`` of :func:`make_env` decides what ``stream`` holds: nothing (everything drawn from the
+    key), a whole :class:`Stream` (an explicit replay), or a :class:`Stream` whose contexts and
+    truth are used while noises and coins are drawn (a fitted real-data model: the battery).
+    """
+
+    tau: jax.Array  # () safety threshold τ (for the clairvoyant's safe dose)
+    delta: jax.Array  # () δ (the clairvoyant uses the true margin b_δ)
+    kappa_r: jax.Array  # () reward noise std
+    kappa_c: jax.Array  # () cost noise std
+    g1: jax.Array  # () curve parameter p or EC50
+    g2: jax.Array  # () curve parameter n
+    stream: Stream | None = None
 
 
 class Obs(NamedTuple):
-    """Everything random about one round."""
+    """Everything random about one round, and its index."""
 
     x: jax.Array  # (d,) context
     xi_r: jax.Array  # () reward noise
     xi_c: jax.Array  # () cost noise
     u_eps: jax.Array  # () uniform coin of ε-Greedy
+    t: jax.Array  # () int, 0-based round
 
 
 class Truth(NamedTuple):
@@ -63,7 +81,12 @@ def draw_truth(key: jax.Array, d: int, dtype: jnp.dtype) -> Truth:
     return Truth(unit(jax.random.normal(k_theta, (d,), dtype)), unit(jax.random.normal(k_mu, (d,), dtype)))
 
 
-def draw_round(p: DoseParams, key: jax.Array, t: jax.Array, d: int, dtype: jnp.dtype) -> Obs:
+def margin(p: EnvParams) -> jax.Array:
+    """The true realized-cost margin b_δ = κ_c·sqrt(2 log(1/δ))."""
+    return p.kappa_c * jnp.sqrt(2.0 * jnp.log(1.0 / p.delta))
+
+
+def draw_round(p: EnvParams, key: jax.Array, t: jax.Array, d: int, dtype: jnp.dtype) -> Obs:
     """Round t of the synthetic stream: normalised Gaussian context, Gaussian noises, a coin."""
     kx, kr, kc, ku = jax.random.split(jax.random.fold_in(_keys(key)[0], t), 4)
     x = unit(jax.random.normal(kx, (d,), dtype))
@@ -72,16 +95,17 @@ def draw_round(p: DoseParams, key: jax.Array, t: jax.Array, d: int, dtype: jnp.d
         xi_r=p.kappa_r * jax.random.normal(kr, (), dtype),
         xi_c=p.kappa_c * jax.random.normal(kc, (), dtype),
         u_eps=jax.random.uniform(ku, (), dtype),
+        t=t,
     )
 
 
-def feedback(curve: Curve, p: DoseParams, truth: Truth, obs: Obs, alpha: jax.Array) -> tuple[jax.Array, jax.Array]:
+def feedback(curve: Curve, p: EnvParams, truth: Truth, obs: Obs, alpha: jax.Array) -> tuple[jax.Array, jax.Array]:
     """(R_t, C_t) of eqs. 1–2."""
     gz = curve.g(alpha, p.g1, p.g2)
     return gz * (obs.x @ truth.theta + obs.xi_r), gz * (obs.x @ truth.mu + obs.xi_c)
 
 
-def clairvoyant(curve: Curve, p: DoseParams, truth: Truth, x: jax.Array) -> tuple[jax.Array, jax.Array]:
+def clairvoyant(curve: Curve, p: EnvParams, truth: Truth, x: jax.Array) -> tuple[jax.Array, jax.Array]:
     """(α*max_t, α*_t): the true safe upper end (with the true margin b_δ) and the optimal dose."""
     big_b = x @ truth.mu + margin(p)
     safe_b = jnp.where(big_b > 0, big_b, 1.0)
@@ -90,7 +114,46 @@ def clairvoyant(curve: Curve, p: DoseParams, truth: Truth, x: jax.Array) -> tupl
     return upper, jnp.where(x @ truth.theta >= 0, upper, 0.0)
 
 
-def pseudo_regret(curve: Curve, p: DoseParams, truth: Truth, x: jax.Array, alpha: jax.Array,
+def pseudo_regret(curve: Curve, p: EnvParams, truth: Truth, x: jax.Array, alpha: jax.Array,
                   alpha_star: jax.Array) -> jax.Array:
     """(g(α*_t) − g(α_t))·⟨X_t, θ*⟩ (negative when a policy leaves the true safe set)."""
     return (curve.g(alpha_star, p.g1, p.g2) - curve.g(alpha, p.g1, p.g2)) * (x @ truth.theta)
+
+
+SOURCES = ("synthetic", "stream", "contexts")
+
+
+def make_env(curve: Curve, d: int, dtype: jnp.dtype, source: str = "synthetic") -> Env:
+    """The dose environment for one shape and stream source (see :class:`EnvParams`)."""
+    if source not in SOURCES:
+        raise ValueError(f"source must be one of {', '.join(SOURCES)} (got {source!r})")
+
+    def init(p: EnvParams, key: jax.Array) -> Truth:
+        if source == "synthetic":
+            return draw_truth(key, d, dtype)
+        return Truth(p.stream.theta, p.stream.mu)
+
+    def draw(p: EnvParams, key: jax.Array, t: jax.Array) -> Obs:
+        if source == "stream":
+            st = p.stream
+            return Obs(st.X[t], st.xi_r[t], st.xi_c[t], st.u_eps[t], t)
+        if source == "contexts":
+            return draw_round(p, key, t, 1, dtype)._replace(x=p.stream.X[t])
+        return draw_round(p, key, t, d, dtype)
+
+    def env_feedback(p: EnvParams, truth: Truth, obs: Obs, alpha: jax.Array) -> tuple[jax.Array, jax.Array]:
+        return feedback(curve, p, truth, obs, alpha)
+
+    def report(p: EnvParams, truth: Truth, obs: Obs, alpha: jax.Array, fb: tuple[jax.Array, jax.Array]
+               ) -> dict[str, jax.Array]:
+        upper, alpha_star = clairvoyant(curve, p, truth, obs.x)
+        return {
+            "alpha": alpha,
+            "reward": fb[0],
+            "cost": fb[1],
+            "cost_mean": curve.g(alpha, p.g1, p.g2) * (obs.x @ truth.mu),
+            "true_upper": upper,
+            "regret": pseudo_regret(curve, p, truth, obs.x, alpha, alpha_star),
+        }
+
+    return Env(init=init, draw=draw, feedback=env_feedback, report=report)

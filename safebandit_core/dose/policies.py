@@ -12,19 +12,20 @@ Round t ≥ 2 (Appendix C closed forms):
   u = ⟨X_t, θ̂⟩ + β^r w,  v = ⟨X_t, μ̂⟩ + β^c w,  B = v + b,
   ẑ = 1 if B ≤ 0 else min(1, τ/B),  α̂max = g⁻¹(ẑ),  α = α̂max if u ≥ 0 else 0.
 Round 1: z₁ = min(1, τ/(b + S L)), α₁ = g⁻¹(z₁).
+The policy is a :class:`~safebandit_core.model.Policy` (init, act, update over :class:`HPState`).
 Σ⁻¹ is kept by Sherman–Morrison rank-one updates; ``refresh`` recomputes it exactly from Σ
 (the runner calls it every ``refresh_every`` rounds, see :mod:`safebandit_core.runner`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
 
 from .. import linalg
+from ..model import Policy
 from .curves import Curve
 
 
@@ -63,16 +64,6 @@ class HPState(NamedTuple):
     n_inf: jax.Array  # () int, informative rounds so far, N(t)
 
 
-class Policy(NamedTuple):
-    """A policy as pure functions (the optax way)."""
-
-    init: Callable[[DoseParams, int, jnp.dtype], HPState]
-    act: Callable[..., tuple[jax.Array, dict[str, jax.Array]]]
-    update: Callable[..., HPState]
-    masked_context: Callable[..., jax.Array]
-    refresh: Callable[[HPState, jax.Array], HPState]
-
-
 NAMES = ("hpucb", "on_expectation", "eps_greedy")
 LABELS = {"hpucb": "HPC-UCB", "on_expectation": "On-Expectation", "eps_greedy": "ε-Greedy"}
 
@@ -106,19 +97,30 @@ def first_dose(curve: Curve, p: DoseParams) -> jax.Array:
     return curve.g_inv(jnp.minimum(1.0, p.tau / (b + p.S * p.L)), p.g1, p.g2)
 
 
-def make_policy(curve: Curve) -> Policy:
-    """HPC-UCB / On-Expectation / ε-Greedy for a dose curve (which policy: the traced numbers)."""
+def make_policy(curve: Curve, d: int) -> Policy:
+    """HPC-UCB / On-Expectation / ε-Greedy for a dose curve and dimension (which policy: the traced numbers).
 
-    def init(p: DoseParams, d: int, dtype: jnp.dtype) -> HPState:
+    ``obs`` is the round's :class:`~safebandit_core.dose.env.Obs` (the policy reads the context
+    ``x``, its own coin ``u_eps`` and the round index ``t``), the action is the dose α and the
+    feedback is (R_t, C_t). ``update`` rebuilds Σ_t⁻¹x exactly as ``act`` did (XLA computes it once).
+    Cost per round: two passes over the d×d inverse (the pending rank-one update and Σ⁻¹x).
+    """
+
+    def init(p: DoseParams) -> HPState:
+        dtype = p.lam.dtype
         eye = jnp.eye(d, dtype=dtype)
         zeros = jnp.zeros((d,), dtype)
         return HPState(a_inv=eye / p.lam, pend_x=zeros, pend_ax=zeros, gram=eye * p.lam, b_r=zeros, b_c=zeros,
                        n_inf=jnp.zeros((), jnp.int32))
 
-    def act(p: DoseParams, s: HPState, x: jax.Array, u_eps: jax.Array, t: jax.Array):
-        d = x.shape[0]
-        a_inv = linalg.sherman_morrison(s.a_inv, s.pend_x, s.pend_ax)  # Σ_t⁻¹ (the pending update applied)
-        ax = a_inv @ x  # Σ_t⁻¹x: the round's one matrix-vector product
+    def current(s: HPState, x: jax.Array) -> tuple[jax.Array, jax.Array]:
+        """(Σ_t⁻¹, Σ_t⁻¹x): the pending update applied, then the round's one matrix-vector product."""
+        a_inv = linalg.sherman_morrison(s.a_inv, s.pend_x, s.pend_ax)
+        return a_inv, a_inv @ x
+
+    def act(p: DoseParams, s: HPState, obs: Any) -> tuple[jax.Array, dict[str, jax.Array]]:
+        x = obs.x
+        _, ax = current(s, x)
         w = jnp.sqrt(jnp.maximum(x @ ax, 0.0))  # ‖x‖_{Σ⁻¹}
         rad = jnp.sqrt(d * jnp.log((1.0 + s.n_inf * p.L**2 / p.lam) / p.delta_prime))
         beta_r = p.kappa_r * rad + jnp.sqrt(p.lam) * p.S
@@ -128,36 +130,42 @@ def make_policy(curve: Curve) -> Policy:
         est = upper_dose(curve, p, v + p.b_scale * margin(p))
         alpha1 = first_dose(curve, p)
         greedy = jnp.where(u >= 0, est, 0.0)
-        explore = u_eps < p.eps
-        alpha = jnp.where(t == 0, alpha1, jnp.where(explore, alpha1, greedy))
-        est = jnp.where(t == 0, alpha1, est)
-        return alpha.astype(x.dtype), {"est_upper": est.astype(x.dtype), "a_inv": a_inv, "ax": ax}
+        explore = obs.u_eps < p.eps
+        alpha = jnp.where(obs.t == 0, alpha1, jnp.where(explore, alpha1, greedy))
+        est = jnp.where(obs.t == 0, alpha1, est)
+        return alpha.astype(x.dtype), {"est_upper": est.astype(x.dtype)}
 
-    def masked_context(p: DoseParams, x: jax.Array, alpha: jax.Array) -> jax.Array:
-        """x on informative rounds (g(α) > 0), else 0: the rows that enter Σ."""
-        return x * (curve.g(alpha, p.g1, p.g2) > 0).astype(x.dtype)
-
-    def update(p: DoseParams, s: HPState, x: jax.Array, alpha: jax.Array, r: jax.Array, c: jax.Array,
-               t: jax.Array, info: dict[str, jax.Array]) -> HPState:
+    def update(p: DoseParams, s: HPState, obs: Any, alpha: jax.Array, feedback: tuple[jax.Array, jax.Array]
+               ) -> HPState:
+        x = obs.x
+        r, c = feedback
+        a_inv, ax = current(s, x)
         gz = curve.g(alpha, p.g1, p.g2)
         informative = gz > 0
         keep = informative.astype(x.dtype)
         safe_gz = jnp.where(informative, gz, 1.0)
         return HPState(
-            a_inv=info["a_inv"],
+            a_inv=a_inv,
             pend_x=x * keep,  # a zero vector makes the pending update an exact no-op
-            pend_ax=info["ax"] * keep,
+            pend_ax=ax * keep,
             gram=s.gram,
             b_r=s.b_r + (keep * r / safe_gz) * x,
             b_c=s.b_c + (keep * c / safe_gz) * x,
             n_inf=s.n_inf + informative.astype(jnp.int32),
         )
 
-    def refresh(s: HPState, xs: jax.Array) -> HPState:
+    def report(p: DoseParams, s: HPState, alpha: jax.Array, info: dict[str, jax.Array]) -> dict[str, jax.Array]:
+        return {"est_upper": info["est_upper"]}
+
+    def trace(p: DoseParams, obs: Any, alpha: jax.Array) -> jax.Array:
+        """x on informative rounds (g(α) > 0), else 0: the rows that enter Σ at the next refresh."""
+        return obs.x * (curve.g(alpha, p.g1, p.g2) > 0).astype(obs.x.dtype)
+
+    def refresh(p: DoseParams, s: HPState, xs: jax.Array) -> HPState:
         """Bring Σ up to date with a block's masked contexts ``xs`` (B×d, zero rows for
         uninformative rounds) in one product, then invert it exactly."""
         gram = s.gram + xs.T @ xs
         zeros = jnp.zeros_like(s.pend_x)
         return s._replace(gram=gram, a_inv=linalg.exact_inverse(gram), pend_x=zeros, pend_ax=zeros)
 
-    return Policy(init=init, act=act, update=update, masked_context=masked_context, refresh=refresh)
+    return Policy(init=init, act=act, update=update, report=report, trace=trace, refresh=refresh)

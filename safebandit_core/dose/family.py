@@ -1,0 +1,169 @@
+"""The dose model as a :class:`~safebandit_core.model.Family`: settings → one composed scan → a Run.
+
+All chosen policies (HPC-UCB, On-Expectation, ε-Greedy) are ONE lane: the same policy function
+vmapped over their traced numbers (:mod:`.policies`), so they see the same draws in one scan.
+:func:`run_on_stream` replays one policy on an explicit stream through the very same model,
+and :func:`simulate_on_contexts` runs on given contexts and truth (a fitted real-data model).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterator
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from .. import device as dev
+from .. import model as M
+from .. import runner
+from ..results import interval95
+from ..settings import SettingsError
+from . import curves
+from .env import EnvParams, Stream, make_env
+from .policies import LABELS, NAMES, make_policy
+from .settings import GRID_FIELDS, OUTPUT_KEYS, DoseSettings, memory_bytes, policy_params, warnings_for
+
+
+@functools.cache
+def make_model(d: int, g: str, refresh_every: int, precision: str, source: str, n_policies: int) -> runner.Model:
+    """The compiled-once model for one shape and stream source (see :class:`.env.EnvParams`)."""
+    curve = curves.get(g)
+    env = make_env(curve, d, dev.dtype_of(precision), source)
+    return M.compose(env, [M.Lane(make_policy(curve, d), n_policies)], name=f"dose-{g}-d{d}-{precision}-{source}",
+                     block=refresh_every)
+
+
+def env_params(s: DoseSettings, dtype: jnp.dtype, stream: Stream | None = None) -> EnvParams:
+    """The environment's numbers of a run (and its given stream)."""
+    g1, g2 = curves.params_of(s.g, s.g_power, s.g_ec50, s.g_hill)
+    cast = lambda v: jnp.asarray(v, dtype)
+    return EnvParams(cast(s.tau), cast(s.delta), cast(s.kappa_r), cast(s.kappa_c), cast(g1), cast(g2), stream)
+
+
+def params(s: DoseSettings, precision: str, stream: Stream | None = None) -> Any:
+    """``(env, (policy rows,))``: the traced params of one run."""
+    dtype = dev.dtype_of(precision)
+    return env_params(s, dtype, stream), (policy_params(s, dtype),)
+
+
+def _model(s: DoseSettings, precision: str) -> runner.Model:
+    return make_model(s.d, s.g, s.refresh_every, precision, "synthetic", len(s.policies))
+
+
+def derive(s: DoseSettings, out: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Cumulative regret, violation (C_t > τ) and the per-round slack τ − C_t."""
+    return {"cum_regret": np.cumsum(out["regret"], axis=-1), "violation": out["cost"] > s.tau,
+            "slack": s.tau - out["cost"]}
+
+
+def summarize(s: DoseSettings, out: dict[str, np.ndarray]) -> dict[str, Any]:
+    """Violation rate (with a 95 % interval over seeds), count and the smallest slack τ − C_t."""
+    viol = out["cost"] > s.tau
+    m, lo, hi = interval95(viol.mean(axis=-1), 0.0, 1.0)
+    return {"violation_rate": float(viol.mean()), "violation_rate_lo": lo, "violation_rate_hi": hi,
+            "violations": int(viol.sum()), "min_slack": float((s.tau - out["cost"]).min())}
+
+
+FAMILY = M.Family(
+    kind="dose",
+    settings_cls=DoseSettings,
+    labels=LABELS,
+    policies=lambda s: tuple(s.policies),
+    model=_model,
+    params=params,
+    axes=(
+        M.Axis("tau", "τ", "safety threshold", 0.01, 5.0, (0.1, 0.2, 0.5, 1.0), log=True),
+        M.Axis("delta", "δ", "allowed violation probability", 1e-4, 0.5, (0.01, 0.05, 0.1), log=True),
+        M.Axis("delta_prime", "δ′", "estimation confidence", 1e-4, 0.5, (0.01, 0.05, 0.1), log=True),
+        M.Axis("kappa_c", "κ_c", "cost noise", 0.0, 3.0, (0.1, 0.3, 1.0)),
+        M.Axis("eps", "ε", "exploration probability", 0.0, 1.0, (0.1, 0.5, 0.9)),
+    ),
+    traced=GRID_FIELDS,
+    derive=derive,
+    summarize=summarize,
+    memory_bytes=memory_bytes,
+    warnings=warnings_for,
+)
+
+
+def simulate_on_contexts(s: DoseSettings, X: Any, theta: Any, mu: Any, device: str | None = None,
+                         chunk: int | None = None) -> Iterator[M.Run]:
+    """Every policy × seed on GIVEN contexts and truth (T×d, d, d), with noises drawn per seed.
+
+    This is the replay of a fitted real-data model (the battery experiment): the contexts are the
+    data's, the rewards and costs come from θ, μ with Gaussian noise of std κ_r, κ_c.
+    """
+    s = s.validate()
+    X = np.asarray(X)
+    if X.shape != (s.T, s.d):
+        raise SettingsError("X", f"an array of shape (T, d) = ({s.T}, {s.d})", X.shape)
+    FAMILY.check_fits(s, device)
+    precision = FAMILY.precision_of(s, device)
+    dtype = dev.dtype_of(precision)
+    zeros = jnp.zeros((s.T,), dtype)
+    stream = Stream(jnp.asarray(X, dtype), zeros, zeros, zeros, jnp.asarray(theta, dtype), jnp.asarray(mu, dtype))
+    model = make_model(s.d, s.g, s.refresh_every, precision, "contexts", len(s.policies))
+    keys = runner.seed_keys(s.base_seed, s.seeds)
+    described = dev.describe(device)
+    for chunk_ in runner.run_chunks(model, params(s, precision, stream), keys, s.T, chunk=chunk, device=device):
+        yield M.Run(family=FAMILY, settings=s, policies=tuple(s.policies), raw=chunk_.outputs,
+                    t_done=chunk_.t_done, device=described, precision=precision, seconds=0.0)
+
+
+def run_on_stream(policy: str, X: Any, xi_r: Any, xi_c: Any, theta: Any, mu: Any, *, tau: float, delta: float,
+                  delta_prime: float, kappa_r: float, kappa_c: float, S: float, L: float, lam: float = 1.0,
+                  g: str = "linear", eps: float = 0.5, seed: int = 0, g_power: float = 2.0, g_ec50: float = 0.5,
+                  g_hill: float = 2.0, refresh_every: int = 1000, u_eps: Any = None,
+                  device: str | None = None) -> dict[str, np.ndarray]:
+    """Run one policy on an explicit stream and return length-T numpy arrays.
+
+    ``X`` (T×d) contexts, ``xi_r``/``xi_c`` (T) noises, ``theta``/``mu`` (d) the truth. Keys of the
+    result: ``alpha, reward, cost, est_upper, true_upper, regret`` (and ``violation``). Float64
+    inputs are computed in float64, anything else in float32. ε-Greedy explores at round t ≥ 2
+    when ``u_eps[t] < eps``; without ``u_eps`` the coins are drawn from ``seed`` (uniform on
+    [0,1)), so the same call gives the same run.
+    """
+    X = np.asarray(X)
+    if X.ndim != 2:
+        raise SettingsError("X", "a T×d array", X.shape)
+    if policy not in NAMES:
+        raise SettingsError("policy", "one of " + ", ".join(NAMES), policy)
+    T, d = X.shape
+    precision = "float64" if X.dtype == np.float64 else "float32"
+    dtype = dev.dtype_of(precision)
+    s = DoseSettings(policies=(policy,), d=d, T=T, tau=tau, delta=delta, delta_prime=delta_prime, kappa_r=kappa_r,
+                     kappa_c=kappa_c, S=S, L=L, lam=lam, g=g, g_power=g_power, g_ec50=g_ec50, g_hill=g_hill, eps=eps,
+                     seeds=1, base_seed=0, precision=precision, refresh_every=refresh_every).validate()
+    for name, arr in (("xi_r", xi_r), ("xi_c", xi_c)):
+        if np.shape(arr) != (T,):
+            raise SettingsError(name, f"an array of length T = {T}", np.shape(arr))
+    for name, arr in (("theta", theta), ("mu", mu)):
+        if np.shape(arr) != (d,):
+            raise SettingsError(name, f"an array of length d = {d}", np.shape(arr))
+    if u_eps is None:
+        u_eps = jax.random.uniform(jax.random.PRNGKey(seed), (T,), dtype)
+    elif np.shape(u_eps) != (T,):
+        raise SettingsError("u_eps", f"an array of length T = {T}", np.shape(u_eps))
+    stream = Stream(*(jnp.asarray(a, dtype) for a in (X, xi_r, xi_c, u_eps, theta, mu)))
+    model = make_model(d, g, refresh_every, precision, "stream", 1)
+    out = runner.run(model, params(s, precision, stream), jax.random.PRNGKey(seed)[None], T, device=device)
+    res = {k: np.asarray(out[k][0, 0]) for k in OUTPUT_KEYS}
+    res["violation"] = res["cost"] > tau
+    return res
+
+
+def draw_stream(s: DoseSettings, seed_index: int = 0) -> dict[str, np.ndarray]:
+    """The explicit stream that seed ``seed_index`` of ``simulate(s)`` sees (for replays and checks)."""
+    from .env import draw_round, draw_truth
+
+    precision = FAMILY.precision_of(s)
+    dtype = dev.dtype_of(precision)
+    key = runner.seed_keys(s.base_seed + seed_index, 1)[0]
+    p = env_params(s, dtype)
+    obs = jax.vmap(lambda t: draw_round(p, key, t, s.d, dtype))(jnp.arange(s.T))
+    truth = draw_truth(key, s.d, dtype)
+    return {"X": np.asarray(obs.x), "xi_r": np.asarray(obs.xi_r), "xi_c": np.asarray(obs.xi_c),
+            "u_eps": np.asarray(obs.u_eps), "theta": np.asarray(truth.theta), "mu": np.asarray(truth.mu)}

@@ -1,0 +1,135 @@
+"""Settings of the dose model (seed 000) as data: one frozen dataclass, validated once."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import ClassVar
+
+import jax
+import jax.numpy as jnp
+
+from .. import device as dev
+from ..settings import (
+    SettingsError,
+    check_choice,
+    check_int_range,
+    check_nonnegative,
+    check_open_unit,
+    check_positive,
+)
+from . import curves
+from .policies import LABELS, NAMES, DoseParams, first_dose, policy_numbers
+
+OUTPUT_KEYS = ("alpha", "reward", "cost", "cost_mean", "est_upper", "true_upper", "regret")
+MAX_D = 4096
+MAX_T = 1_000_000
+MAX_SEEDS = 1000
+GRID_FIELDS = ("tau", "delta", "delta_prime", "kappa_r", "kappa_c", "S", "L", "lam", "eps", "g_power", "g_ec50",
+               "g_hill")
+
+
+@dataclasses.dataclass(frozen=True)
+class DoseSettings:
+    """Every setting of a dose-model run; a run is fully determined by these."""
+
+    KIND: ClassVar[str] = "dose"
+
+    policies: tuple[str, ...] = ("hpucb", "on_expectation", "eps_greedy")
+    d: int = 5
+    T: int = 2000
+    tau: float = 0.5
+    delta: float = 0.05
+    delta_prime: float = 0.05
+    kappa_r: float = 0.3
+    kappa_c: float = 0.3
+    S: float = 1.0
+    L: float = 1.0
+    lam: float = 1.0
+    g: str = "linear"
+    g_power: float = 2.0
+    g_ec50: float = 0.5
+    g_hill: float = 2.0
+    eps: float = 0.5
+    seeds: int = 5
+    base_seed: int = 0
+    precision: str = "auto"
+    refresh_every: int = 1000
+
+    def validate(self) -> DoseSettings:
+        """Raise :class:`SettingsError` naming the first field out of range; return self."""
+        if not self.policies:
+            raise SettingsError("policies", "at least one of " + ", ".join(NAMES))
+        for name in self.policies:
+            check_choice("policy", name, NAMES)
+        if len(set(self.policies)) != len(self.policies):
+            raise SettingsError("policies", "a list without repeats", list(self.policies))
+        check_int_range("d", self.d, 1, MAX_D)
+        check_int_range("T", self.T, 1, MAX_T)
+        check_int_range("seeds", self.seeds, 1, MAX_SEEDS)
+        check_int_range("base_seed", self.base_seed, 0, 2**31 - 1 - MAX_SEEDS)
+        check_positive("tau", self.tau)
+        check_open_unit("delta", self.delta)
+        check_open_unit("delta_prime", self.delta_prime)
+        check_nonnegative("kappa_r", self.kappa_r)
+        check_nonnegative("kappa_c", self.kappa_c)
+        check_positive("S", self.S)
+        check_positive("L", self.L)
+        check_positive("lam", self.lam)
+        if not (0.0 <= self.eps <= 1.0):
+            raise SettingsError("eps", "in [0, 1]", self.eps)
+        curves.validate(self.g, self.g_power, self.g_ec50, self.g_hill)
+        check_choice("precision", self.precision, ("auto", *dev.PRECISIONS))
+        check_int_range("refresh_every", self.refresh_every, 1)
+        return self
+
+    def resolved_precision(self, device: str | None = None) -> str:
+        """The precision a run uses: float64 on the CPU, float32 on a GPU unless set."""
+        return dev.default_precision(device) if self.precision == "auto" else self.precision
+
+    @property
+    def labels(self) -> list[str]:
+        """Display names of the chosen policies, in order."""
+        return [LABELS[p] for p in self.policies]
+
+
+def policy_params(s: DoseSettings, dtype: jnp.dtype, policies: tuple[str, ...] | None = None) -> DoseParams:
+    """The policies' traced numbers with a leading axis over ``policies`` (default: the settings' policies)."""
+    g1, g2 = curves.params_of(s.g, s.g_power, s.g_ec50, s.g_hill)
+    rows = []
+    for name in policies or s.policies:
+        b_scale, eps = policy_numbers(name, s.eps)
+        rows.append(DoseParams(s.tau, s.delta, s.delta_prime, s.kappa_r, s.kappa_c, s.S, s.L, s.lam, eps, b_scale,
+                               g1, g2))
+    return jax.tree.map(lambda *xs: jnp.asarray(xs, dtype=dtype), *rows)
+
+
+def memory_bytes(s: DoseSettings) -> int:
+    """A generous estimate of the memory a run needs (state, outputs, one chunk of draws)."""
+    runs = len(s.policies) * s.seeds
+    item = 8 if s.precision in ("auto", "float64") else 4
+    return runs * (3 * s.d * s.d * item + len(OUTPUT_KEYS) * s.T * item + 1000 * s.d * item)
+
+
+def first_safe_dose(s: DoseSettings) -> float:
+    """HPC-UCB's round-1 dose α₁ = g⁻¹(min(1, τ/(b_δ + S L)))."""
+    p = jax.tree.map(lambda v: v[0], policy_params(s, jnp.float64, ("hpucb",)))
+    return float(first_dose(curves.get(s.g), p))
+
+
+def warnings_for(s: DoseSettings) -> list[str]:
+    """Plain-language warnings about settings that run but are unlikely to teach much."""
+    out = []
+    b = s.kappa_c * math.sqrt(2 * math.log(1 / s.delta))
+    a1 = first_safe_dose(s)
+    if a1 < 0.02:
+        out.append(
+            f"τ = {s.tau:g} leaves almost no safe dose: the round-1 safe dose is {a1:.4f} because the realized-cost "
+            f"margin b_δ = κ_c·√(2 log 1/δ) = {b:.2f} dwarfs τ. Raise τ, lower the cost noise κ_c, or raise δ."
+        )
+    if s.tau > 10 * (b + s.S * s.L):
+        out.append(f"τ = {s.tau:g} is so large that every dose is safe: the constraint never binds. "
+                   "Lower τ to see it work.")
+    return out
+
+

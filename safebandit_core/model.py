@@ -1,0 +1,373 @@
+"""The one model protocol: every model kind is a :class:`Family`, every run is a :class:`Run`.
+
+Three small pieces, in the spirit of optax and gymnax:
+
+- a :class:`Policy` is three pure functions over a NamedTuple state,
+  ``init(params) -> state``, ``act(params, state, obs) -> (action, info)`` and
+  ``update(params, state, obs, action, feedback) -> state`` (plus an optional ``report`` of
+  what the agent knows after the round, and an optional block ``refresh``);
+- an :class:`Env` is a stream plus a feedback rule: ``init(params, key) -> truth`` (the hidden
+  parameters of one run), ``draw(params, key, t) -> obs`` (everything random about round ``t``,
+  from ``fold_in``), ``feedback(params, truth, obs, action)`` and ``report(...)`` (the
+  per-round outputs only the environment can compute: regret, the true safe dose, ...). True
+  means, arms and pre-drawn tables are the environment's params, never the policy's;
+- :func:`compose` turns an environment and *lanes* of policies into ONE
+  :class:`~safebandit_core.runner.Model`: every compared policy plays the same draws in the
+  same scan (common random numbers). A lane is one policy function vmapped over rows of its
+  params (the dose model's three policies differ only in numbers, so they are one lane of 3).
+
+A :class:`Family` owns a model kind's settings dataclass, policy labels, sweepable axes,
+``model(settings, precision)`` (static shapes, cached), ``params(settings, precision)``
+(traced numbers, stackable for grids), derived outputs and summary columns. The generic
+:func:`simulate`, :func:`tidy` and :func:`summary` work on any family; the registry of
+families is :mod:`safebandit_core.families`.
+
+A :class:`Run` holds ``outputs[field]`` shaped (policy, seed, t), or (cell, policy, seed, t)
+for a grid, with the settings, policy ids and labels, device, precision and seconds.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pandas as pd
+
+from . import device as _device
+from . import results, runner
+from .settings import SettingsError
+
+Params = Any
+State = Any
+Obs = Any
+Action = Any
+Info = dict[str, jax.Array]
+Outputs = dict[str, jax.Array]
+
+
+class Policy(NamedTuple):
+    """A policy as pure functions over explicit state (the optax way).
+
+    ``report(params, state, action, info)`` returns the per-round outputs the agent side owns
+    (an estimated safe dose, the slack of its own book), read after ``update``. ``trace`` and
+    ``refresh`` are for policies with a periodic exact recompute: ``trace(params, obs, action)``
+    is kept for every round of a block, and ``refresh(params, state, traces)`` runs after the block.
+    """
+
+    init: Callable[[Params], State]
+    act: Callable[[Params, State, Obs], tuple[Action, Info]]
+    update: Callable[[Params, State, Obs, Action, Any], State]
+    report: Callable[[Params, State, Action, Info], Outputs] | None = None
+    trace: Callable[[Params, Obs, Action], Any] | None = None
+    refresh: Callable[[Params, State, Any], State] | None = None
+
+
+class Env(NamedTuple):
+    """An environment: hidden truth, pre-drawable randomness, a feedback rule, and its outputs."""
+
+    init: Callable[[Params, jax.Array], Any]
+    draw: Callable[[Params, jax.Array, jax.Array], Obs]
+    feedback: Callable[[Params, Any, Obs, Action], Any]
+    report: Callable[[Params, Any, Obs, Action, Any], Outputs]
+
+
+class Lane(NamedTuple):
+    """One policy function run over ``n`` rows of its params (the rows are stacked on axis 0)."""
+
+    policy: Policy
+    n: int
+
+
+def compose(env: Env, lanes: Sequence[Lane], *, name: str, block: int = 0) -> runner.Model:
+    """Every lane's policies on the same draws, in one scan; outputs get a trailing policy axis.
+
+    The model's params are ``(env_params, (lane_params, ...))``. Per round, every output field is
+    shaped (P,) with P the lanes' rows in order; the runner moves that axis in front of the seeds.
+    ``block`` > 0 calls each lane's ``refresh`` after every ``block`` rounds with its traces.
+    """
+    lanes = tuple(lanes)
+    if not lanes:
+        raise ValueError("a model needs at least one policy")
+    refreshing = block > 0 and any(lane.policy.refresh is not None for lane in lanes)
+
+    def init(params: Params, key: jax.Array) -> Any:
+        env_p, lane_ps = params
+        states = tuple(jax.vmap(lane.policy.init)(lp) for lane, lp in zip(lanes, lane_ps, strict=True))
+        return env.init(env_p, key), states
+
+    def draw(params: Params, key: jax.Array, t: jax.Array) -> Obs:
+        return env.draw(params[0], key, t)
+
+    def one_round(lane: Lane, env_p: Params, truth: Any, lp: Params, state: State, obs: Obs):
+        pol = lane.policy
+        action, info = pol.act(lp, state, obs)
+        fb = env.feedback(env_p, truth, obs, action)
+        state = pol.update(lp, state, obs, action, fb)
+        out = dict(env.report(env_p, truth, obs, action, fb))
+        if pol.report is not None:
+            out.update(pol.report(lp, state, action, info))
+        if refreshing and pol.trace is not None:
+            out["_trace"] = pol.trace(lp, obs, action)
+        return state, out
+
+    def step(params: Params, carry: Any, obs: Obs):
+        env_p, lane_ps = params
+        truth, states = carry
+        new_states, outs = [], []
+        for lane, lp, st in zip(lanes, lane_ps, states, strict=True):
+            f = functools.partial(one_round, lane, env_p, truth)
+            st, out = jax.vmap(f, in_axes=(0, 0, None))(lp, st, obs)
+            new_states.append(st)
+            outs.append(out)
+        merged: dict[str, jax.Array] = {}
+        for k in outs[0]:
+            if k == "_trace":
+                continue
+            merged[k] = jnp.concatenate([o[k] for o in outs]) if len(outs) > 1 else outs[0][k]
+        for i, o in enumerate(outs):
+            if "_trace" in o:
+                merged[f"_trace{i}"] = o["_trace"]
+        return (truth, tuple(new_states)), merged
+
+    def refresh(params: Params, carry: Any, block_outs: dict[str, jax.Array]) -> Any:
+        env_p, lane_ps = params
+        truth, states = carry
+        new = []
+        for i, (lane, lp, st) in enumerate(zip(lanes, lane_ps, states, strict=True)):
+            key = f"_trace{i}"
+            if lane.policy.refresh is None or key not in block_outs:
+                new.append(st)
+                continue
+            traces = jnp.moveaxis(block_outs[key], 0, 1)  # (block, n, ...) -> (n, block, ...)
+            new.append(jax.vmap(lane.policy.refresh)(lp, st, traces))
+        return truth, tuple(new)
+
+    return runner.Model(init=init, draw=draw, step=step, name=name, refresh=refresh if refreshing else None,
+                        block=block if refreshing else 0, policy_axis=True)
+
+
+@dataclasses.dataclass(frozen=True)
+class Axis:
+    """A setting a sweep may vary: its field, symbol, plain label, allowed range and default values."""
+
+    field: str
+    symbol: str
+    label: str
+    lo: float
+    hi: float
+    values: tuple[float, ...]
+    log: bool = False
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class Family:
+    """One model kind, everything generic code needs to run, sweep, show and export it.
+
+    - ``settings_cls``: a frozen dataclass with ``KIND``, ``T``, ``seeds``, ``base_seed``,
+      ``precision`` and ``validate()``;
+    - ``policies(settings)``: the policy ids a run compares, in order; ``labels``: id -> display name;
+    - ``model(settings, precision)``: the composed runner model (static shapes; cache it);
+    - ``params(settings, precision)``: the traced params ``(env, lanes)`` of one run;
+    - ``grid_axes``: the runner's in_axes prefix over those params for a grid (``True``: every
+      leaf varies by cell; a tuple shares, e.g., a large context table across cells);
+    - ``traced``: the fields a grid may vary (one compiled function serves them all);
+    - ``derive(settings, outputs)``: extra per-round outputs (cumulative regret, violation, ...);
+    - ``summarize(settings, outputs)``: family-specific summary columns of one policy's
+      outputs, each shaped (seed, t);
+    - ``memory_bytes(settings)``: a generous estimate for the memory check before a run.
+    """
+
+    kind: str
+    settings_cls: type
+    labels: Mapping[str, str]
+    policies: Callable[[Any], tuple[str, ...]]
+    model: Callable[[Any, str], runner.Model]
+    params: Callable[[Any, str], Params]
+    axes: tuple[Axis, ...] = ()
+    traced: tuple[str, ...] = ()
+    grid_axes: Any = True
+    derive: Callable[[Any, dict[str, np.ndarray]], dict[str, np.ndarray]] = lambda s, o: {}
+    summarize: Callable[[Any, dict[str, np.ndarray]], dict[str, Any]] = lambda s, o: {}
+    memory_bytes: Callable[[Any], int] = lambda s: 0
+    warnings: Callable[[Any], list[str]] = lambda s: []
+    keys: Callable[[Any], jax.Array] | None = None
+
+    def label(self, policy: str) -> str:
+        """Display name of a policy id."""
+        return self.labels.get(policy, policy)
+
+    def axis(self, field: str) -> Axis:
+        """The sweepable axis of ``field``."""
+        for a in self.axes:
+            if a.field == field:
+                return a
+        raise SettingsError("axis", "one of " + ", ".join(a.field for a in self.axes), field)
+
+    def precision_of(self, settings: Any, device: str | None = None) -> str:
+        """The precision a run uses: the settings' own, or the device's default."""
+        p = getattr(settings, "precision", None)
+        return _device.default_precision(device) if p in (None, "auto") else p
+
+    def seed_keys(self, settings: Any) -> jax.Array:
+        """One PRNG key per seed: ``PRNGKey(base_seed + i)``."""
+        if self.keys is not None:
+            return self.keys(settings)
+        return runner.seed_keys(settings.base_seed, settings.seeds)
+
+    def check_fits(self, settings: Any, device: str | None = None, cells: int = 1) -> None:
+        """Raise :class:`SettingsError` naming T when the run would not fit in half the device's memory."""
+        per = self.memory_bytes(settings)
+        fixed = self.memory_bytes(dataclasses.replace(settings, T=0)) if per else 0
+        n = len(self.policies(settings))
+        _device.check_fits(per * cells, fixed * cells, device, "T", settings.T,
+                           f"{settings.seeds} seeds, {n} polic{'y' if n == 1 else 'ies'}"
+                           + (f" and {cells} settings" if cells > 1 else ""))
+
+    def cells(self, settings: Any, overrides: Sequence[Mapping[str, Any]]) -> list[Any]:
+        """One validated settings per override; only ``traced`` fields may vary in a grid."""
+        out = []
+        for o in overrides:
+            bad = sorted(set(o) - set(self.traced))
+            if bad:
+                raise SettingsError(bad[0], "fixed across a sweep (sweepable: " + ", ".join(self.traced) + ")")
+            out.append(dataclasses.replace(settings, **o).validate())
+        return out
+
+
+@dataclasses.dataclass
+class Run:
+    """A run so far: ``outputs[field]`` shaped (policy, seed, t), or (cell, policy, seed, t) with ``cells``.
+
+    ``outputs`` holds the per-round outputs and the family's derived ones (computed on first read).
+    """
+
+    family: Family
+    settings: Any
+    policies: tuple[str, ...]
+    raw: dict[str, np.ndarray]
+    t_done: int
+    device: str
+    precision: str
+    seconds: float
+    cells: tuple[dict[str, Any], ...] | None = None
+
+    @property
+    def kind(self) -> str:
+        return self.family.kind
+
+    @property
+    def labels(self) -> list[str]:
+        return [self.family.label(p) for p in self.policies]
+
+    @property
+    def T(self) -> int:
+        return int(self.settings.T)
+
+    @property
+    def done(self) -> bool:
+        return self.t_done >= self.T
+
+    @property
+    def fraction(self) -> float:
+        return self.t_done / max(self.T, 1)
+
+    @functools.cached_property
+    def outputs(self) -> dict[str, np.ndarray]:
+        out = dict(self.raw)
+        out.update(self.family.derive(self.settings, out))
+        return out
+
+    def policy_outputs(self, policy: str, cell: int | None = None) -> dict[str, np.ndarray]:
+        """One policy's outputs, each shaped (seed, t)."""
+        i = self.policies.index(policy)
+        if self.cells is None:
+            return {k: v[i] for k, v in self.outputs.items()}
+        return {k: v[cell or 0, i] for k, v in self.outputs.items()}
+
+
+def simulate(family: Family, settings: Any, device: str | None = None, chunk: int | None = None,
+             cells: Sequence[Mapping[str, Any]] | None = None, shardings: tuple[Any, Any] | None = None
+             ) -> Iterator[Run]:
+    """Run every policy on every seed (and every grid cell); yield partial :class:`Run` s, chunk by chunk."""
+    settings = settings.validate()
+    rows = None if cells is None else family.cells(settings, cells)
+    family.check_fits(settings, device, cells=1 if rows is None else len(rows))
+    precision = family.precision_of(settings, device)
+    model = family.model(settings, precision)
+    if rows is None:
+        params, grid = family.params(settings, precision), False
+    else:
+        params = jax.tree.map(lambda *xs: jnp.stack(xs), *(family.params(r, precision) for r in rows))
+        grid = family.grid_axes
+        if grid is not True:
+            first = family.params(settings, precision)
+            params = _share_unbatched(params, first, grid)
+    keys = family.seed_keys(settings)
+    dev_id = _device.describe(device)
+    start = time.perf_counter()
+    policies = family.policies(settings)
+    for chunk_ in runner.run_chunks(model, params, keys, settings.T, chunk=chunk, grid=grid, device=device,
+                                    shardings=shardings):
+        yield Run(family=family, settings=settings, policies=policies, raw=chunk_.outputs, t_done=chunk_.t_done,
+                  device=dev_id, precision=precision, seconds=time.perf_counter() - start,
+                  cells=None if cells is None else tuple(dict(c) for c in cells))
+
+
+def _share_unbatched(stacked: Params, first: Params, axes: Any) -> Params:
+    """Replace the leaves a grid shares (in_axes None) by the first cell's unbatched value."""
+    return jax.tree.map(lambda a, s, f: f if a is None else s, axes, stacked, first, is_leaf=lambda x: x is None)
+
+
+def run(family: Family, settings: Any, device: str | None = None, **kw: Any) -> Run:
+    """:func:`simulate` to the end."""
+    return runner.final(simulate(family, settings, device, **kw))
+
+
+SUMMARY_COLUMNS = ("kind", "policy", "label", "rounds", "cum_regret_mean", "cum_regret_std")
+"""Every summary starts with these; ``cum_regret_std`` is the sample std across seeds (ddof = 1)."""
+
+TIDY_COLUMNS = ("kind", "policy", "label", "seed", "t")
+
+
+def _cell_rows(run_: Run) -> list[tuple[int | None, dict[str, Any]]]:
+    if run_.cells is None:
+        return [(None, {})]
+    return [(i, {"cell": i, **c}) for i, c in enumerate(run_.cells)]
+
+
+def summary(run_: Run) -> pd.DataFrame:
+    """One row per (cell,) policy: the shared columns, then the family's own (violation_rate, min_slack, ...)."""
+    rows = []
+    for cell, extra in _cell_rows(run_):
+        settings = run_.settings if cell is None else dataclasses.replace(run_.settings, **run_.cells[cell])
+        for p in run_.policies:
+            out = run_.policy_outputs(p, cell)
+            cum = out["regret"].sum(axis=-1)
+            row = {**extra, "kind": run_.kind, "policy": p, "label": run_.family.label(p),
+                   "rounds": int(out["regret"].shape[-1]), "cum_regret_mean": float(cum.mean()),
+                   "cum_regret_std": float(cum.std(ddof=1)) if cum.size > 1 else 0.0}
+            row.update(run_.family.summarize(settings, out))
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def tidy(run_: Run, fields: Sequence[str] | None = None) -> pd.DataFrame:
+    """One row per (cell,) policy, seed and round: ``kind, policy, label, seed, t`` and the outputs."""
+    outs = run_.outputs if fields is None else {k: run_.outputs[k] for k in fields}
+    frames = []
+    for cell, extra in _cell_rows(run_):
+        sub = {k: (v if cell is None else v[cell]) for k, v in outs.items()}
+        frame = results.tidy(sub, list(run_.policies), base_seed=run_.settings.base_seed)
+        frame.insert(1, "label", pd.Categorical(np.repeat(run_.labels, frame.shape[0] // len(run_.policies)),
+                                                categories=list(dict.fromkeys(run_.labels))))
+        frame.insert(0, "kind", run_.kind)
+        for j, (k, v) in enumerate(extra.items()):
+            frame.insert(j, k, v)
+        frames.append(frame)
+    return frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
