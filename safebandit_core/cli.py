@@ -99,6 +99,40 @@ def check_device(wanted: str | None) -> str:
     return device.describe(wanted)
 
 
+def run_rows(result: Any, seconds: float, fields: Sequence[str] = ()) -> list[dict[str, Any]]:
+    """One JSON row per policy of a finished run, with the keys every model command shares.
+
+    Shared keys: ``kind, policy, label, T, seeds`` and the settings ``fields`` named, the summary's
+    columns (``cum_regret_mean``, ``cum_regret_std``, ``violation_rate`` with ``violation_rate_ci95``
+    or ``min_slack`` where the family has them, ...), ``device, precision, seconds, settings``.
+    """
+    from . import families
+    from .settings import to_dict
+
+    s = result.settings
+    rows = []
+    for row in families.summary(result).to_dict("records"):
+        out: dict[str, Any] = {"kind": row.pop("kind"), "policy": row.pop("policy"), "label": row.pop("label"),
+                               "T": s.T, "seeds": s.seeds}
+        out.update({f: getattr(s, f) for f in fields})
+        if "violation_rate_lo" in row:
+            out["violation_rate"] = row.pop("violation_rate")
+            out["violation_rate_ci95"] = [row.pop("violation_rate_lo"), row.pop("violation_rate_hi")]
+        out.update(row)
+        out.update({"device": result.device, "precision": result.precision, "seconds": seconds,
+                    "settings": to_dict(s)})
+        rows.append(out)
+    return rows
+
+
+def grouped(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """One row as it is; several as their shared keys plus ``policy: "all"`` and ``by_policy``."""
+    if len(rows) == 1:
+        return rows[0]
+    shared = {k: v for k, v in rows[0].items() if all(r.get(k) == v for r in rows)}
+    return {**shared, "policy": "all", "by_policy": [{k: v for k, v in r.items() if k not in shared} for r in rows]}
+
+
 def write_frame(frame: pd.DataFrame, path: Path) -> None:
     """Write a tidy frame as CSV or Parquet by the file's suffix."""
     if path.suffix.lower() == ".parquet":

@@ -35,10 +35,9 @@ def of(settings: Any) -> M.Family:
 
 
 def simulate(settings: Any, device: str | None = None, chunk: int | None = None,
-             cells: Sequence[Mapping[str, Any]] | None = None, shardings: tuple[Any, Any] | None = None
-             ) -> Iterator[M.Run]:
+             cells: Sequence[Mapping[str, Any]] | None = None, mesh: Any = None) -> Iterator[M.Run]:
     """Run ``settings`` (of any family) chunk by chunk; see :func:`safebandit_core.model.simulate`."""
-    return M.simulate(of(settings), settings, device, chunk, cells=cells, shardings=shardings)
+    return M.simulate(of(settings), settings, device, chunk, cells=cells, mesh=mesh)
 
 
 def run(settings: Any, device: str | None = None, **kw: Any) -> M.Run:

@@ -180,7 +180,11 @@ class Family:
     - ``derive(settings, outputs)``: extra per-round outputs (cumulative regret, violation, ...);
     - ``summarize(settings, outputs)``: family-specific summary columns of one policy's
       outputs, each shaped (seed, t);
-    - ``memory_bytes(settings)``: a generous estimate for the memory check before a run.
+    - ``memory_bytes(settings)``: a generous estimate for the memory check before a run;
+    - ``resolved(settings)``: the settings with every ``None`` default filled in (e.g. a μ₀
+      derived from the instance), so a sweep can read any field's value;
+    - ``baseline(settings)``: regret per round of a learner that earns exactly the conservative
+      baseline (the papers' baseline line), or None where the model has none.
     """
 
     kind: str
@@ -197,6 +201,8 @@ class Family:
     memory_bytes: Callable[[Any], int] = lambda s: 0
     warnings: Callable[[Any], list[str]] = lambda s: []
     keys: Callable[[Any], jax.Array] | None = None
+    resolved: Callable[[Any], Any] = lambda s: s
+    baseline: Callable[[Any], float | None] = lambda s: None
 
     def label(self, policy: str) -> str:
         """Display name of a policy id."""
@@ -280,7 +286,13 @@ class Run:
     @functools.cached_property
     def outputs(self) -> dict[str, np.ndarray]:
         out = dict(self.raw)
-        out.update(self.family.derive(self.settings, out))
+        if self.cells is None:
+            out.update(self.family.derive(self.settings, out))
+            return out
+        per_cell = [self.family.derive(dataclasses.replace(self.settings, **c), {k: v[i] for k, v in self.raw.items()})
+                    for i, c in enumerate(self.cells)]
+        for k in per_cell[0]:
+            out[k] = np.stack([d[k] for d in per_cell])
         return out
 
     def policy_outputs(self, policy: str, cell: int | None = None) -> dict[str, np.ndarray]:
@@ -292,9 +304,15 @@ class Run:
 
 
 def simulate(family: Family, settings: Any, device: str | None = None, chunk: int | None = None,
-             cells: Sequence[Mapping[str, Any]] | None = None, shardings: tuple[Any, Any] | None = None
-             ) -> Iterator[Run]:
-    """Run every policy on every seed (and every grid cell); yield partial :class:`Run` s, chunk by chunk."""
+             cells: Sequence[Mapping[str, Any]] | None = None, mesh: Any = None) -> Iterator[Run]:
+    """Run every policy on every seed (and every grid cell); yield partial :class:`Run` s, chunk by chunk.
+
+    With ``cells`` (a list of overrides of ``family.traced`` fields), every cell runs in the same
+    compiled, vmapped scan; outputs are (cell, policy, seed, t). With a ``mesh`` (a 1-D
+    :class:`jax.sharding.Mesh`), the cells are padded to a multiple of its size (the last cell
+    repeated), split across its devices, and the padding dropped again: results equal a
+    single-device run's.
+    """
     settings = settings.validate()
     rows = None if cells is None else family.cells(settings, cells)
     family.check_fits(settings, device, cells=1 if rows is None else len(rows))
@@ -310,13 +328,44 @@ def simulate(family: Family, settings: Any, device: str | None = None, chunk: in
             params = _share_unbatched(params, first, grid)
     keys = family.seed_keys(settings)
     dev_id = _device.describe(device)
+    shardings, n_cells = None, 0 if rows is None else len(rows)
+    if mesh is not None and rows is not None:
+        params, shardings = _sharded(params, grid, mesh)
+        dev_id = f"{mesh.size} × {mesh.devices.flat[0].platform} (sharded)"
     start = time.perf_counter()
     policies = family.policies(settings)
     for chunk_ in runner.run_chunks(model, params, keys, settings.T, chunk=chunk, grid=grid, device=device,
                                     shardings=shardings):
-        yield Run(family=family, settings=settings, policies=policies, raw=chunk_.outputs, t_done=chunk_.t_done,
+        raw = chunk_.outputs if shardings is None else {k: v[:n_cells] for k, v in chunk_.outputs.items()}
+        yield Run(family=family, settings=settings, policies=policies, raw=raw, t_done=chunk_.t_done,
                   device=dev_id, precision=precision, seconds=time.perf_counter() - start,
                   cells=None if cells is None else tuple(dict(c) for c in cells))
+
+
+GRID_AXIS = "grid"
+
+
+def _sharded(params: Params, grid: Any, mesh: Any) -> tuple[Params, tuple[Any, Any]]:
+    """Pad the batched leaves to a multiple of the mesh size and give each leaf its sharding."""
+    from jax.sharding import NamedSharding, PartitionSpec
+
+    axes = jax.tree.map(lambda _: 0, params) if grid is True else _expand_axes(grid, params)
+    pad_leaf = lambda a, v: v if a is None else _pad(v, mesh.size)
+    params = jax.tree.map(pad_leaf, axes, params, is_leaf=lambda x: x is None)
+    rows, rep = NamedSharding(mesh, PartitionSpec(GRID_AXIS)), NamedSharding(mesh, PartitionSpec())
+    leaf_sharding = jax.tree.map(lambda a, _: rep if a is None else rows, axes, params, is_leaf=lambda x: x is None)
+    return params, (leaf_sharding, rep)
+
+
+def _expand_axes(prefix: Any, params: Params) -> Any:
+    """A full per-leaf tree of in_axes from a prefix tree (None subtrees stay None leaves)."""
+    return jax.tree.map(lambda a, sub: None if a is None else jax.tree.map(lambda _: a, sub), prefix, params,
+                        is_leaf=lambda x: x is None)
+
+
+def _pad(v: jax.Array, n: int) -> jax.Array:
+    pad = -v.shape[0] % n
+    return v if not pad else jnp.concatenate([v, jnp.repeat(v[-1:], pad, axis=0)])
 
 
 def _share_unbatched(stacked: Params, first: Params, axes: Any) -> Params:
@@ -327,6 +376,16 @@ def _share_unbatched(stacked: Params, first: Params, axes: Any) -> Params:
 def run(family: Family, settings: Any, device: str | None = None, **kw: Any) -> Run:
     """:func:`simulate` to the end."""
     return runner.final(simulate(family, settings, device, **kw))
+
+
+def cell(run_: Run, i: int) -> Run:
+    """Cell ``i`` of a grid run as a run of its own (settings with the cell's values)."""
+    if run_.cells is None:
+        return run_
+    settings = dataclasses.replace(run_.settings, **run_.cells[i])
+    return Run(family=run_.family, settings=settings, policies=run_.policies,
+               raw={k: v[i] for k, v in run_.raw.items()}, t_done=run_.t_done, device=run_.device,
+               precision=run_.precision, seconds=run_.seconds)
 
 
 SUMMARY_COLUMNS = ("kind", "policy", "label", "rounds", "cum_regret_mean", "cum_regret_std")

@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import time
 
-from .. import cli, device
+from .. import cli, families
 from ..settings import SettingsError
 from .curves import KINDS
+from .family import FAMILY
 from .policies import NAMES
-from .sim import DoseSettings, check_fits, summary, tidy_frame, warnings_for
-from .sim import run as run_dose
+from .settings import DoseSettings, warnings_for
 
 HELP = "Heteroscedastic dose model (seed 000): HPC-UCB, On-Expectation, eps-Greedy."
 
@@ -71,37 +70,18 @@ def run_command(args: argparse.Namespace) -> int:
     out_path = cli.check_out_path(args.out)
     cli.check_device(args.device)
     try:
-        check_fits(s, args.device)
+        FAMILY.check_fits(s, args.device)
     except SettingsError as err:
         raise cli.CliError(cli.settings_error_line(err, _FLAGS)) from None
     start = time.perf_counter()
-    outputs = run_dose(s, args.device)
+    result = families.run(s, args.device)
     seconds = time.perf_counter() - start
-    table = summary(s, outputs)
-    used = device.describe(args.device)
-    rows = []
-    for row in table.to_dict("records"):
-        rows.append({
-            "policy": row["policy"], "d": s.d, "T": s.T, "seeds": s.seeds, "tau": s.tau, "delta": s.delta,
-            "delta_prime": s.delta_prime, "kappa_r": s.kappa_r, "kappa_c": s.kappa_c, "g": s.g,
-            "violation_rate": row["violation_rate"], "violation_rate_ci95": [row["violation_rate_lo"],
-                                                                            row["violation_rate_hi"]],
-            "cum_regret_mean": row["cum_regret_mean"], "cum_regret_std": row["cum_regret_std"],
-            "min_slack": row["min_slack"], "device": used, "precision": s.resolved_precision(args.device),
-            "seconds": seconds, "settings": dataclasses.asdict(s),
-        })
+    rows = cli.run_rows(result, seconds, ("d", "tau", "delta", "delta_prime", "kappa_r", "kappa_c", "g"))
     if out_path is not None:
-        cli.write_frame(tidy_frame(s, outputs), out_path)
-    lines = [f"dose model, {s.T} rounds x {s.seeds} seeds on {used} ({s.resolved_precision(args.device)}), "
-             f"{seconds:.2f} s"]
+        cli.write_frame(families.tidy(result), out_path)
+    lines = [f"dose model, {s.T} rounds x {s.seeds} seeds on {result.device} ({result.precision}), {seconds:.2f} s"]
     lines += [f"warning: {w}" for w in warnings_for(s)]
-    if len(rows) == 1:
-        result = rows[0]
-    else:
-        shared = {k: v for k, v in rows[0].items() if all(r[k] == v for r in rows)}
-        result = {**shared, "policy": "all", "by_policy": [{k: v for k, v in r.items() if k not in shared}
-                                                         for r in rows]}
-    cli.emit(result, args.json, lines)
+    cli.emit(cli.grouped(rows), args.json, lines)
     return 0
 
 

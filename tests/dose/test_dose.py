@@ -12,7 +12,16 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from safebandit_core import linalg
-from safebandit_core.dose import DoseSettings, curves, run, run_on_stream, simulate, summary, tidy_frame
+from safebandit_core import families
+from safebandit_core.dose import DoseSettings, curves, run_on_stream
+
+
+def run(s: DoseSettings) -> dict[str, np.ndarray]:
+    return families.run(s).outputs
+
+
+def simulate(s: DoseSettings, chunk: int | None = None):
+    return families.simulate(s, chunk=chunk)
 
 
 # ---------------------------------------------------------------- an independent NumPy reading
@@ -185,7 +194,7 @@ def test_violation_rates_heteroscedastic():
     """≥ 2·10⁵ rounds per policy (20 seeds × 10⁴), σ = 0.3, τ = 0.1, δ = 0.05: HPC-UCB ≤ δ, On-Expectation far above."""
     s = DoseSettings(policies=("hpucb", "on_expectation"), d=5, T=10_000, seeds=20, tau=0.1, delta=0.05,
                      delta_prime=0.05, kappa_r=0.3, kappa_c=0.3)
-    table = summary(s, run(s)).set_index("policy")
+    table = families.summary(families.run(s)).set_index("policy")
     assert table.loc["hpucb", "violation_rate"] <= s.delta
     assert table.loc["hpucb", "violation_rate_hi"] <= s.delta
     assert table.loc["on_expectation", "violation_rate"] >= 2 * s.delta
@@ -227,9 +236,9 @@ def test_policies_share_the_stream():
 
 def test_tidy_frame_shape_and_columns():
     s = DoseSettings(T=40, d=3, seeds=2)
-    frame = tidy_frame(s, run(s))
+    frame = families.tidy(families.run(s))
     assert len(frame) == 3 * 2 * 40
-    assert {"policy", "seed", "t", "alpha", "cost", "violation", "slack", "cum_regret"} <= set(frame.columns)
+    assert {"kind", "policy", "label", "seed", "t", "alpha", "cost", "violation", "slack", "cum_regret"} <= set(frame.columns)
     last = frame[frame.t == 40].groupby("policy", observed=True)["cum_regret"].mean()
     assert np.isfinite(last).all()
 
