@@ -31,49 +31,40 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.offline import get_plotlyjs
 
-from . import presets, sweep
-from .conservative.mv_sim import MVSettings
-from .conservative.sim import ConservativeSettings
-from .data.experiment import BatteryReplaySettings, battery_settings
-from .dose.sim import DoseSettings
+from . import families, presets, sweep
 from .settings import SettingsError, from_dict, to_dict
 
 SETTINGS_FILE = "settings.json"
 SUMMARY_FILE = "summary.csv"
-KINDS: dict[str, type] = {
-    "dose": DoseSettings,
-    "conservative": ConservativeSettings,
-    "mv": MVSettings,
-    "preset": presets.PresetRun,
-    "sweep": sweep.SweepSpec,
-    "battery": BatteryReplaySettings,
-}
-# The app page that takes each kind back (its title in safebandit_ui/registry.py; the core never
-# imports the UI, tests/test_export.py checks that the two agree).
-PAGE_OF_KIND: dict[str, str] = {
-    "dose": "Dose model",
-    "conservative": "Conservative bandits",
-    "mv": "Mean-variance bandits",
-    "preset": "Synthetic experiments",
-    "sweep": "Synthetic experiments",
-    "battery": "Battery replay",
-}
+MAX_SETTINGS_BYTES = 1 * 2**20
+MAX_BUNDLE_BYTES = 500 * 2**20
+MAX_MEMBERS = 10_000
+MAX_JSON_DEPTH = 20
+EXTRA_KINDS: dict[str, type] = {"preset": presets.PresetRun, "sweep": sweep.SweepSpec}
+"""Settings kinds that are not one model's: a preset run and a sweep (the models' come from the registry)."""
+
+
+def kinds() -> tuple[str, ...]:
+    """Every settings kind a file may carry: each family's, ``preset`` and ``sweep``."""
+    return (*families.FAMILIES, *EXTRA_KINDS)
 
 
 def settings_dict(settings: Any) -> dict[str, Any]:
-    """The JSON-ready dict of any settings object of :data:`KINDS` (tagged with its ``kind``)."""
+    """The JSON-ready dict of any settings object (a family's, a preset run or a sweep), tagged with its ``kind``."""
     if isinstance(settings, sweep.SweepSpec):
         return settings.to_dict()
     return to_dict(settings)
 
 
-def _readme(frames: Mapping[str, pd.DataFrame], figures: Mapping[str, go.Figure], settings: Mapping[str, Any]) -> str:
+def _readme(frames: Mapping[str, pd.DataFrame], figures: Mapping[str, go.Figure], settings: Mapping[str, Any],
+            page: str) -> str:
     kind = settings.get("kind", "?")
-    page = f"\"{PAGE_OF_KIND[kind]}\" page" if isinstance(kind, str) and kind in PAGE_OF_KIND else "page of this model"
     lines = [
         "safebandit export bundle",
         "",
-        f"settings.json   the settings of this run (kind: {kind}); upload it on the app's {page},",
+        f"settings.json   the settings of this run (kind: {kind}); upload it on the app's {page} page",
+        "                (under Restore a run), or run it again with",
+        "                python -m safebandit_core replay --settings settings.json,",
         "                or pass it to safebandit_core.export.load_settings, to re-create the run",
         "summary.csv     one row per policy, setting and metric (value, 95 % interval, the paper's value)",
     ]
@@ -82,9 +73,37 @@ def _readme(frames: Mapping[str, pd.DataFrame], figures: Mapping[str, go.Figure]
     return "\n".join(lines) + "\n"
 
 
+def provenance(device: str = "", precision: str = "") -> dict[str, Any]:
+    """What produced a run: package and library versions, the commit when known, the device and precision."""
+    import importlib.metadata as md
+    import platform
+    import subprocess
+    from pathlib import Path
+
+    from . import __version__
+
+    versions = {}
+    for name in ("jax", "jaxlib", "numpy", "pandas", "plotly", "streamlit", "scipy", "pyarrow"):
+        try:
+            versions[name] = md.version(name)
+        except md.PackageNotFoundError:
+            continue
+    commit = None
+    try:
+        out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=Path(__file__).resolve().parent, capture_output=True,
+                             text=True, timeout=2)
+        commit = out.stdout.strip() or None if out.returncode == 0 else None
+    except (OSError, subprocess.SubprocessError):
+        commit = None
+    return {"safebandit": __version__, "commit": commit, "python": platform.python_version(), "libraries": versions,
+            "device": device, "precision": precision}
+
+
 def bundle(frames: Mapping[str, pd.DataFrame], summary: pd.DataFrame, settings: Mapping[str, Any],
-           figures: Mapping[str, go.Figure]) -> bytes:
-    """A zip of per-round Parquet frames, the summary CSV, the settings JSON and the figures as HTML."""
+           figures: Mapping[str, go.Figure], page: str = "matching", extra: Mapping[str, Any] | None = None,
+           device: str = "", precision: str = "") -> bytes:
+    """A zip of per-round Parquet frames, the summary CSV, the settings JSON, the figures as HTML and
+    ``provenance.json`` (versions, commit, device); ``extra`` adds more JSON files (e.g. pinned runs)."""
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_DEFLATED) as zf:
         zf.writestr(SETTINGS_FILE, json.dumps(dict(settings), indent=2, sort_keys=True))
@@ -97,7 +116,10 @@ def bundle(frames: Mapping[str, pd.DataFrame], summary: pd.DataFrame, settings: 
             zf.writestr("figures/plotly.min.js", get_plotlyjs())
         for name, fig in figures.items():
             zf.writestr(f"figures/{name}.html", fig.to_html(include_plotlyjs="directory", full_html=True))
-        zf.writestr("README.txt", _readme(frames, figures, settings))
+        zf.writestr("provenance.json", json.dumps(provenance(device, precision), indent=2, sort_keys=True))
+        for name, obj in (extra or {}).items():
+            zf.writestr(f"{name}.json", json.dumps(obj, indent=2, sort_keys=True, default=str))
+        zf.writestr("README.txt", _readme(frames, figures, settings, page))
     return buf.getvalue()
 
 
@@ -111,16 +133,74 @@ class Bundle:
     figures: list[str]
 
 
+def _open(data: bytes) -> zipfile.ZipFile:
+    """Open a zip after checking its members' count and uncompressed sizes (no zip bomb is inflated)."""
+    try:
+        zf = zipfile.ZipFile(io.BytesIO(data))
+    except zipfile.BadZipFile:
+        raise SettingsError("file", f"a bundle (zip) holding {SETTINGS_FILE}") from None
+    infos = zf.infolist()
+    if len(infos) > MAX_MEMBERS:
+        raise SettingsError("file", f"a bundle of at most {MAX_MEMBERS:,} files", f"{len(infos):,} files")
+    total = sum(i.file_size for i in infos)
+    if total > MAX_BUNDLE_BYTES:
+        raise SettingsError("file", f"a bundle of at most {MAX_BUNDLE_BYTES // 2**20} MB uncompressed",
+                            f"{total / 2**20:,.0f} MB")
+    for i in infos:
+        if i.filename == SETTINGS_FILE and i.file_size > MAX_SETTINGS_BYTES:
+            raise SettingsError("file", f"a {SETTINGS_FILE} of at most {MAX_SETTINGS_BYTES // 2**20} MB",
+                                f"{i.file_size / 2**20:,.1f} MB")
+    return zf
+
+
+def _read(zf: zipfile.ZipFile, name: str) -> bytes:
+    try:
+        return zf.read(name)
+    except KeyError:
+        raise SettingsError("file", f"a bundle holding {name}") from None
+
+
 def read_bundle(data: bytes) -> Bundle:
-    """Open a bundle made by :func:`bundle`."""
-    with zipfile.ZipFile(io.BytesIO(data)) as zf:
+    """Open a bundle made by :func:`bundle` (sizes checked before anything is inflated)."""
+    with _open(data) as zf:
         names = zf.namelist()
-        settings = json.loads(zf.read(SETTINGS_FILE).decode("utf-8"))
-        summary = pd.read_csv(io.BytesIO(zf.read(SUMMARY_FILE)))
+        settings = parse_json(_read(zf, SETTINGS_FILE))
+        summary = pd.read_csv(io.BytesIO(_read(zf, SUMMARY_FILE)))
         frames = {n[len("rounds/"):-len(".parquet")]: pd.read_parquet(io.BytesIO(zf.read(n)))
                   for n in names if n.startswith("rounds/") and n.endswith(".parquet")}
         figures = [n[len("figures/"):-len(".html")] for n in names if n.startswith("figures/") and n.endswith(".html")]
     return Bundle(settings=settings, summary=summary, frames=frames, figures=figures)
+
+
+def _depth(obj: Any, limit: int) -> int:
+    """Nesting depth of a parsed JSON value, stopping once past ``limit``."""
+    stack, deepest = [(obj, 1)], 0
+    while stack:
+        node, d = stack.pop()
+        deepest = max(deepest, d)
+        if deepest > limit:
+            return deepest
+        children = node.values() if isinstance(node, dict) else node if isinstance(node, list) else ()
+        stack.extend((c, d + 1) for c in children)
+    return deepest
+
+
+def parse_json(data: bytes | str) -> dict[str, Any]:
+    """One JSON object of settings, at most 1 MB and :data:`MAX_JSON_DEPTH` levels deep."""
+    size = len(data.encode("utf-8") if isinstance(data, str) else data)
+    if size > MAX_SETTINGS_BYTES:
+        raise SettingsError("file", f"a settings file of at most {MAX_SETTINGS_BYTES // 2**20} MB",
+                            f"{size / 2**20:,.1f} MB")
+    try:
+        text = data.decode("utf-8") if isinstance(data, bytes) else data
+        obj = json.loads(text)
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as err:
+        raise SettingsError("file", f"a JSON settings file ({str(err)[:80]})") from None
+    if not isinstance(obj, dict):
+        raise SettingsError("file", "one JSON object of settings")
+    if _depth(obj, MAX_JSON_DEPTH) > MAX_JSON_DEPTH:
+        raise SettingsError("file", f"a settings file nested at most {MAX_JSON_DEPTH} levels deep")
+    return obj
 
 
 def _guess_kind(data: Mapping[str, Any]) -> str:
@@ -130,12 +210,11 @@ def _guess_kind(data: Mapping[str, Any]) -> str:
     if "model" in data and "base" in data:
         return "sweep"
     keys = set(data)
-    fits = [k for k in ("dose", "conservative", "mv")
-            if keys <= {f.name for f in dataclasses.fields(KINDS[k])}]
+    fits = [k for k, f in families.FAMILIES.items() if keys <= {x.name for x in dataclasses.fields(f.settings_cls)}]
     if len(fits) != 1:
         raise SettingsError("kind", "given: these settings could belong to "
                             + (" or ".join(fits) if fits else "no model") + "; add \"kind\": one of "
-                            + ", ".join(KINDS))
+                            + ", ".join(kinds()))
     return fits[0]
 
 
@@ -143,32 +222,22 @@ def load_settings(data: bytes | str) -> tuple[str, Any]:
     """Recognise and validate a settings file: returns ``(kind, settings)``.
 
     ``data`` is the JSON text of a settings file, or a whole bundle (zip), whose ``settings.json``
-    is read. Raises :class:`SettingsError` naming what is wrong (a malformed file included).
+    is read. Raises :class:`SettingsError` naming what is wrong (a malformed file, an oversized or
+    too deeply nested one, a zip bomb, included).
     """
     if isinstance(data, bytes) and data[:2] == b"PK":
-        try:
-            with zipfile.ZipFile(io.BytesIO(data)) as zf:
-                data = zf.read(SETTINGS_FILE)
-        except (zipfile.BadZipFile, KeyError):
-            raise SettingsError("file", f"a bundle holding {SETTINGS_FILE}") from None
-    try:
-        text = data.decode("utf-8") if isinstance(data, bytes) else data
-        obj = json.loads(text)
-    except (UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise SettingsError("file", f"a JSON settings file ({err})") from None
-    if not isinstance(obj, dict):
-        raise SettingsError("file", "one JSON object of settings")
+        with _open(data) as zf:
+            data = _read(zf, SETTINGS_FILE)
+    obj = parse_json(data)
     kind = obj.get("kind") or _guess_kind(obj)
-    if kind not in KINDS:
-        raise SettingsError("kind", "one of " + ", ".join(KINDS), kind)
-    cls = KINDS[kind]
+    if kind not in kinds():
+        raise SettingsError("kind", "one of " + ", ".join(kinds()), kind)
     try:
-        if kind == "sweep":
-            settings = cls.from_dict(obj)
-        elif kind == "battery":
-            settings = battery_settings(obj)
+        if kind in EXTRA_KINDS:
+            cls = EXTRA_KINDS[kind]
+            settings = cls.from_dict(obj) if hasattr(cls, "from_dict") else from_dict(cls, obj)
         else:
-            settings = from_dict(cls, obj)
+            settings = families.get(kind).from_dict(obj)
     except TypeError as err:
         raise SettingsError("file", f"valid {kind} settings ({err})") from None
     return kind, settings
@@ -186,7 +255,8 @@ def preset_figures(result: presets.PresetResult) -> dict[str, go.Figure]:
     figs: dict[str, go.Figure] = {}
     if preset.figure == "violation_table":
         per_cell = result.cell_summary()
-        paper = [(sweep.policy_label(preset.model, n.policy), n.low, n.high, n.text) for n in preset.paper_numbers
+        fam = families.get(preset.kind)
+        paper = [(fam.label(n.policy), n.low, n.high, n.text) for n in preset.paper_numbers
                  if n.metric == "violation_rate"]
         figs["violation_rates"] = vr.violation_table_figure(per_cell, float(per_cell["delta"].iloc[0]), paper=paper)
     elif preset.figure == "learning_curves":
@@ -194,8 +264,8 @@ def preset_figures(result: presets.PresetResult) -> dict[str, go.Figure]:
     else:
         curves = result.curves()
         cells = result.cells()
-        y_title = "T·R̃ (cumulative MV regret)" if preset.model == "mv" else "cumulative regret"
-        base_name = "baseline (1 − α)·MV₀" if preset.model == "mv" else "baseline (1 − α)·μ₀"
+        fam = families.get(preset.kind)
+        y_title, base_name = fam.regret_name, fam.baseline_name
         for _, row in cells.iterrows():
             figs[f"regret_{presets.slug(row['name'])}"] = vr.minmax_figure(
                 curves, int(row["cell"]), row["baseline_slope"], y_title=y_title, baseline_name=base_name)
@@ -215,11 +285,11 @@ def grid_figures(result: presets.PresetResult) -> dict[str, go.Figure]:
         groups = [("grid_regret", "", per_cell)]
     else:
         third = fields[2]
-        groups = [(f"grid_regret_{third}{v:g}", f", {sweep.SYMBOLS.get(third, third)} = {v:g}",
+        groups = [(f"grid_regret_{third}{v:g}", f", {sweep.symbol(third)} = {v:g}",
                    per_cell[per_cell[third] == v]) for v in sorted(per_cell[third].unique())]
     return {name: vr.heatmap_figure(part, x, y, "regret_mean", title=f"Cumulative regret at T over the grid{extra} "
-                                    "(✗: the slack went below 0)", z_title="regret", x_title=sweep.SYMBOLS.get(x, x),
-                                    y_title=sweep.SYMBOLS.get(y, y), fmt=".4g")
+                                    "(✗: the slack went below 0)", z_title="regret", x_title=sweep.symbol(x),
+                                    y_title=sweep.symbol(y), fmt=".4g")
             for name, extra, part in groups}
 
 
@@ -227,4 +297,7 @@ def preset_bundle(result: presets.PresetResult, max_rows: int = MAX_BUNDLE_ROWS)
     """The bundle of a preset run. Above ``max_rows`` per-round rows, the per-round frames are replaced by
     the per-round mean, std, min and max over seeds (``rounds/curves.parquet``)."""
     frames = result.frames() if result.rows() <= max_rows else {"curves": result.curves(max_points=2000)}
-    return bundle(frames, result.summary(), settings_dict(result.run), preset_figures(result))
+    claims = presets.claim_table(result)
+    return bundle(frames, result.summary(), settings_dict(result.run), preset_figures(result), page="Paper presets",
+                  extra={"claims": claims.to_dict(orient="records")}, device=result.device,
+                  precision=result.precision)

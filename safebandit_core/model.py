@@ -41,7 +41,7 @@ import pandas as pd
 
 from . import device as _device
 from . import results, runner
-from .settings import SettingsError
+from .settings import SettingsError, from_dict
 
 Params = Any
 State = Any
@@ -184,7 +184,9 @@ class Family:
     - ``resolved(settings)``: the settings with every ``None`` default filled in (e.g. a μ₀
       derived from the instance), so a sweep can read any field's value;
     - ``baseline(settings)``: regret per round of a learner that earns exactly the conservative
-      baseline (the papers' baseline line), or None where the model has none.
+      baseline (the papers' baseline line), or None where the model has none;
+    - ``load(data)``: settings from a JSON dict when the family reads more than its fields;
+      ``regret_name``, ``baseline_name``: how figures name its regret and its baseline line.
     """
 
     kind: str
@@ -203,6 +205,13 @@ class Family:
     keys: Callable[[Any], jax.Array] | None = None
     resolved: Callable[[Any], Any] = lambda s: s
     baseline: Callable[[Any], float | None] = lambda s: None
+    load: Callable[[dict[str, Any]], Any] | None = None
+    regret_name: str = "cumulative regret"
+    baseline_name: str = "baseline (1 − α)·μ₀"
+
+    def from_dict(self, data: dict[str, Any]) -> Any:
+        """Settings from a JSON dict (``settings.from_dict`` unless the family reads its own format)."""
+        return self.load(data) if self.load is not None else from_dict(self.settings_cls, data)
 
     def label(self, policy: str) -> str:
         """Display name of a policy id."""

@@ -1,9 +1,11 @@
 """``python -m safebandit_core replay``: list the papers' experiments, or run one at any size.
 
 ``--list`` prints one line per preset. ``--preset NAME`` runs it (default: its quick size;
-``--full`` for the paper's; ``--seeds``/``--T`` override either) and prints its summary rows:
-with ``--json`` exactly one JSON document, a list of rows ``{preset, cell, policy, label,
-settings, metric, value, ci_low, ci_high, paper_value, paper_low, paper_high}``. ``--out DIR``
+``--full`` for the paper's; ``--seeds``/``--T`` override either) and prints its summary rows and
+the paper-vs-run table: with ``--json`` exactly one JSON object ``{preset, T, seeds, device,
+precision, seconds, rows, claims}`` where ``rows`` are ``{preset, cell, policy, label, settings,
+metric, value, ci_low, ci_high, paper_value, paper_low, paper_high}`` and ``claims`` are
+``{claim, statement, paper, ours, verdict, why}`` (the verdict computed from the run). ``--out DIR``
 writes the export bundle (see :mod:`safebandit_core.export`) to ``DIR/<preset>_T<T>_seeds<N>.zip``.
 Bad input exits with code 2 and one line naming the flag and what it allows.
 """
@@ -78,14 +80,19 @@ def run(args: argparse.Namespace) -> int:
         out_dir.mkdir(exist_ok=True)
         target = out_dir / f"{preset.name}_T{T}_seeds{seeds}.zip"
         target.write_bytes(preset_bundle(result))
-    lines = [f"{preset.artefact} of seed {preset.paper}: {preset.title}",
+    claims = presets.claim_table(result).drop(columns=["T", "seeds"]).to_dict(orient="records")
+    lines = [f"{preset.paper}, {preset.artefact}: {preset.title}",
              f"{seeds} seeds × T = {T:,} on {result.device} in {result.precision}: {result.seconds:.2f} s"]
     if out_dir is not None:
         lines.append(f"bundle: {target}")
     if args.json:
-        emit(rows, True)
+        emit({"preset": preset.name, "T": T, "seeds": seeds, "device": result.device, "precision": result.precision,
+              "seconds": result.seconds, "rows": rows, "claims": claims}, True)
     else:
         _print_table(lines, rows)
+        print("paper vs this run:")
+        for c in claims:
+            print(f"  {c['claim']} {c['verdict']:<24} {c['ours']}" + (f"  ({c['why']})" if c["why"] else ""))
     return 0
 
 

@@ -279,6 +279,46 @@ def fit_loglog_slope(t: np.ndarray, values: np.ndarray, start_fraction: float = 
     return float(slope), float(intercept)
 
 
+def horizon_grid(T: int, n: int = 5, step: int = 1000) -> tuple[int, ...]:
+    """About ``n`` horizons from T/16 to T, geometrically spaced and rounded to multiples of ``step``."""
+    raw = np.geomspace(max(step, T / 16), T, n)
+    return tuple(int(h) for h in dict.fromkeys(max(step, int(round(h / step)) * step) for h in raw[:-1])) + (T,)
+
+
+def over_horizons(settings: Any, horizons: tuple[int, ...], device: str | None = None,
+                  progress: Progress | None = None) -> pd.DataFrame:
+    """Cumulative regret and default pulls N₀ at the end of runs of each horizon, every horizon its own run.
+
+    A policy whose confidence uses the final horizon (ConUCB, CLUCB and C3UCB take δ = 1/T) is not
+    anytime: the first t rounds of a run of length T are not a run of length t, so each horizon
+    runs on its own. One row per (horizon, policy): means and 95 % intervals over seeds.
+    """
+    fam = families.of(settings)
+    rows = []
+    total = float(sum(horizons))
+    done = 0.0
+    for T in horizons:
+        s = dataclasses.replace(settings, T=int(T))
+        last = None
+        for last in M.simulate(fam, s, device, chunk=min(int(T), 5000)):
+            if progress is not None:
+                progress((done + last.t_done) / total, f"horizon {T:,}: round {last.t_done:,}")
+        done += T
+        assert last is not None
+        out = last.outputs
+        for i, p in enumerate(last.policies):
+            reg = out["regret"][i].sum(axis=-1)
+            m, lo, hi = results.interval95(reg)
+            row = {"T": int(T), "policy": p, "label": fam.label(p), "cum_regret_mean": m, "cum_regret_lo": lo,
+                   "cum_regret_hi": hi}
+            if "default" in out:
+                n0 = out["default"][i].sum(axis=-1).astype(np.float64)
+                m, lo, hi = results.interval95(n0, 0.0)
+                row.update(default_pulls_mean=m, default_pulls_lo=lo, default_pulls_hi=hi)
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
 def sizes(spec: SweepSpec) -> dict[str, int]:
     """Cells, policies, seeds and rounds of a sweep (for a progress line)."""
     return {"cells": len(spec.cells()), "policies": len(spec.policies), "seeds": spec.base.seeds,
@@ -311,5 +351,5 @@ def grid_values(text: str, field: str, lo: float, hi: float, max_values: int = 1
 
 
 __all__ = ["ALIASES", "MAX_CELLS", "SLACK_TOL", "SweepSpec", "baseline_slope", "cell_summary", "describe",
-           "device_mesh", "fit_loglog_slope", "grid_values", "round_frame", "run_sweep", "seed_frame",
-           "sizes", "symbol"]
+           "device_mesh", "fit_loglog_slope", "grid_values", "horizon_grid", "over_horizons", "round_frame",
+           "run_sweep", "seed_frame", "sizes", "symbol"]
