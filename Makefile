@@ -2,15 +2,29 @@
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed
 PORT ?= 8501
 
-.PHONY: run test bench bench-quick lint venv clean
+# The JAX build: cpu, cuda12 or cuda13. Detected from nvidia-smi unless given (make run JAX_EXTRA=cpu);
+# the stamp names it, so another JAX_EXTRA re-runs the install.
+ifeq ($(strip $(JAX_EXTRA)),)
+JAX_EXTRA := $(shell $(PY) scripts/jax_extra.py --name 2>/dev/null)
+endif
+STAMP := $(VENV)/.installed-$(JAX_EXTRA)
 
+.PHONY: run test bench bench-quick bench-gpu lint venv clean
+
+# The first line checks JAX_EXTRA (exit 2 on a bad value) and says which build and why; the CUDA plugins of
+# another build are removed, since JAX would try to load them too.
 $(STAMP): requirements.txt requirements-dev.txt
+	@$(PY) scripts/jax_extra.py --name >/dev/null
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -r requirements-dev.txt
+	stale="$$($(BIN)/python scripts/jax_extra.py --stale $(JAX_EXTRA))"; \
+	  test -z "$$stale" || $(BIN)/python -m pip uninstall --quiet --yes $$stale
+	$(if $(filter-out cpu,$(JAX_EXTRA)),$(BIN)/python -m pip install --quiet \
+	  "jax[$(JAX_EXTRA)]==$$($(BIN)/python scripts/jax_extra.py --jax-version)")
+	rm -f $(VENV)/.installed*
 	touch $(STAMP)
 
 venv: $(STAMP)
@@ -26,6 +40,9 @@ bench: $(STAMP)
 
 bench-quick: $(STAMP)
 	$(BIN)/python -m benchmarks --quick
+
+bench-gpu: $(STAMP)
+	$(BIN)/python -m benchmarks --gpu
 
 lint: $(STAMP)
 	$(BIN)/python -m ruff check .

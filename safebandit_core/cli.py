@@ -26,6 +26,7 @@ COMMANDS: dict[str, str] = {
     "conservative": "safebandit_core.conservative.cli",
     "battery": "safebandit_core.battery.cli",
     "replay": "safebandit_core.replay_cli",
+    "devices": "safebandit_core.devices_cli",
 }
 
 
