@@ -1,6 +1,6 @@
 """Dose model: HPC-UCB against On-Expectation and ε-Greedy under a realized-cost constraint (seed 000).
 
-Widgets → :class:`DoseSettings` → a cached core run (live, in chunks, the first time) → figures.
+Widgets → :class:`DoseSettings` → one shared run (:mod:`safebandit_ui.live`) → figures.
 """
 
 from __future__ import annotations
@@ -13,23 +13,25 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from safebandit_core import settings as core_settings
-from safebandit_core.dose import curves, sim
-from safebandit_core.dose.policies import LABELS, NAMES
+from safebandit_core import families
+from safebandit_core.dose import FAMILY, LABELS, NAMES, DoseSettings, curves
+from safebandit_core.dose.settings import MAX_D, MAX_SEEDS, MAX_T
+from safebandit_core.model import Run
 from safebandit_core.viz import dose as vd
-from safebandit_ui import pagekit, shell
-from safebandit_ui.pagekit import Control
+from safebandit_core.viz.common import by_label
+from safebandit_ui import downloads, forms, live, pagekit, shell
+from safebandit_ui.forms import Control
 
-DEFAULT = sim.DoseSettings()
-CONTROLS: dict[str, Control] = pagekit.with_defaults({
+DEFAULT = DoseSettings()
+CONTROLS: dict[str, Control] = forms.with_defaults({
     "tau": Control("tau", "Cost limit τ", 0.05, 2.0, 0.05),
     "delta": Control("delta", "Allowed violation probability δ", 0.001, 0.5, 0.001),
     "delta_prime": Control("delta_prime", "Estimation confidence δ′", 0.001, 0.5, 0.001),
     "kappa_r": Control("kappa_r", "Reward noise κ_r", 0.0, 1.0, 0.01),
     "kappa_c": Control("kappa_c", "Cost noise κ_c", 0.0, 1.0, 0.01),
-    "d": Control("d", "Context dimension d", 1, sim.MAX_D, 1),
-    "T": Control("T", "Rounds T", 100, sim.MAX_T, 500),
-    "seeds": Control("seeds", "Seeds", 1, sim.MAX_SEEDS, 1),
+    "d": Control("d", "Context dimension d", 1, MAX_D, 1),
+    "T": Control("T", "Rounds T", 100, MAX_T, 500),
+    "seeds": Control("seeds", "Seeds", 1, MAX_SEEDS, 1),
     "g_power": Control("g_power", "Power p", curves.POWER_RANGE[0], curves.POWER_RANGE[1], 0.1),
     "g_ec50": Control("g_ec50", "EC50", 0.05, curves.EC50_RANGE[1], 0.05),
     "g_hill": Control("g_hill", "Hill coefficient n", curves.HILL_RANGE[0], curves.HILL_RANGE[1], 0.1),
@@ -37,22 +39,22 @@ CONTROLS: dict[str, Control] = pagekit.with_defaults({
     "S": Control("S", "Bound S on ‖θ*‖, ‖μ*‖", 0.01, 100.0, 0.1),
     "L": Control("L", "Bound L on ‖X_t‖", 0.01, 100.0, 0.1),
     "lam": Control("lam", "Ridge λ", 0.001, 1000.0, 0.1),
-    "refresh_every": Control("refresh_every", "Exact inverse refresh every … rounds", 1, sim.MAX_T, 100),
+    "refresh_every": Control("refresh_every", "Exact inverse refresh every … rounds", 1, MAX_T, 100),
 }, DEFAULT)
 CURVE_NAMES = {"linear": "linear: g(α) = α", "power": "power: g(α) = αᵖ", "emax": "Emax (Hill)"}
-slider = functools.partial(pagekit.slider, CONTROLS)
-integer = functools.partial(pagekit.integer, CONTROLS)
-number = functools.partial(pagekit.number, CONTROLS)
+slider = functools.partial(forms.slider, CONTROLS)
+integer = functools.partial(forms.integer, CONTROLS)
+number = functools.partial(forms.number, CONTROLS)
 
 
-def restore_extra(s: sim.DoseSettings) -> None:
-    """The restored curve and policies, which have no :class:`pagekit.Control`."""
+def restore_extra(s: DoseSettings) -> None:
+    """The restored curve and policies, which have no :class:`forms.Control`."""
     st.session_state["g"] = s.g
     st.session_state["policies"] = list(s.policies)
 
 
-FORM = pagekit.SettingsForm(
-    sim.DoseSettings, "the dose model", CONTROLS, "dose_upload",
+FORM = forms.SettingsForm(
+    ("dose",), "the dose model", CONTROLS, "dose_upload",
     int_fields=frozenset({"d", "T", "seeds", "refresh_every"}),
     field_names={"policies": "Policies", "g": "Dose curve g", "precision": "Precision (sidebar)",
                  "base_seed": "Base seed (sidebar)"},
@@ -101,46 +103,34 @@ def controls(ctx: shell.RunContext) -> dict[str, Any]:
         v["L"] = number("L", "The algorithms' assumed bound on the context norm (contexts have norm 1).")
         v["lam"] = number("lam", "Ridge regularisation of the estimates.")
         v["refresh_every"] = integer("refresh_every", "The running inverse is recomputed exactly this often.")
-    pagekit.restore_section(FORM)
+    forms.restore_section(FORM)
     v["base_seed"], v["precision"] = ctx.base_seed, ctx.precision
     return v
 
 
-def build_settings(values: dict[str, Any], ctx: shell.RunContext) -> sim.DoseSettings:
+def build_settings(values: dict[str, Any], ctx: shell.RunContext) -> DoseSettings:
     """The checked settings, which must also fit the device's memory (raises :class:`SettingsError`)."""
-    s = sim.DoseSettings(**values).validate()
-    sim.check_fits(s, ctx.device)
+    s = DoseSettings(**values).validate()
+    FAMILY.check_fits(s, ctx.device)
     return s
 
 
-def tidy(s: sim.DoseSettings, outputs: dict[str, np.ndarray]) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Per-round frame (with g(α_t) for the cost distribution) and per-policy summary."""
-    frame = sim.tidy_frame(s, outputs)
+def tidy(run: Run) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Per-round frame by label (with g(α_t) for the cost distribution) and the per-policy summary."""
+    s = run.settings
+    frame = by_label(families.tidy(run))
     frame["g_alpha"] = curves.evaluate(s.g, frame["alpha"].to_numpy(), s.g_power, s.g_ec50, s.g_hill)
-    return frame, sim.summary(s, outputs)
+    return frame, families.summary(run)
 
 
-def live_run(s: sim.DoseSettings, ctx: shell.RunContext, slots: dict[str, Any]) -> dict[str, Any]:
-    """Run in chunks, updating a progress bar and (for runs longer than a moment) the main charts."""
-
-    def redraw(i: int, chunk: sim.runner.Chunk) -> None:
-        draw_main(slots, s, *tidy(s, chunk.outputs), band="std", suffix=f"-live-{i}")
-
-    chunks = sim.simulate(s, ctx.device, chunk=pagekit.chunk_size(s.T, (50_000, 5_000, 500)))
-    last, seconds = pagekit.live_chunks(chunks, s.T, redraw)
-    frame, summary = tidy(s, last.outputs)
-    return {"frame": frame, "summary": summary, "device": ctx.device_label, "precision": s.precision,
-            "seconds": seconds, "settings_json": core_settings.to_json(s)}
-
-
-def main_figures(s: sim.DoseSettings, frame: pd.DataFrame, summary: pd.DataFrame, band: str = "std"
+def main_figures(s: DoseSettings, frame: pd.DataFrame, summary: pd.DataFrame, band: str = "std"
                  ) -> dict[str, go.Figure]:
     """The charts that update live, by slot name."""
     return {"regret": vd.regret_figure(frame, band=band), "violations": vd.violation_figure(summary, s.delta),
             "cost": vd.cost_figure(frame, s.tau), "safe": vd.safe_interval_figure(frame)}
 
 
-def draw_main(slots: dict[str, Any], s: sim.DoseSettings, frame: pd.DataFrame, summary: pd.DataFrame, band: str,
+def draw_main(slots: dict[str, Any], s: DoseSettings, frame: pd.DataFrame, summary: pd.DataFrame, band: str,
               suffix: str = "") -> None:
     """The charts that update live (and stay as the final view): unique keys per live update."""
     pagekit.draw_charts(slots, main_figures(s, frame, summary, band), suffix)
@@ -175,7 +165,7 @@ def layout() -> tuple[dict[str, Any], str]:
     return slots, band
 
 
-def slack_and_table(s: sim.DoseSettings, frame: pd.DataFrame, summary: pd.DataFrame) -> None:
+def slack_and_table(s: DoseSettings, frame: pd.DataFrame, summary: pd.DataFrame) -> None:
     """Slack distribution and the per-policy summary table."""
     st.subheader("Slack τ − C_t")
     left, right = st.columns([3, 2], gap="medium")
@@ -197,7 +187,7 @@ def slack_and_table(s: sim.DoseSettings, frame: pd.DataFrame, summary: pd.DataFr
 
 
 @st.fragment
-def round_inspector(s: sim.DoseSettings, frame: pd.DataFrame) -> None:
+def round_inspector(s: DoseSettings, frame: pd.DataFrame) -> None:
     """Pick a round and a policy: the law of that round's cost at the dose chosen, against τ and δ."""
     st.subheader("Inside one round")
     left, right = st.columns([3, 2], gap="medium")
@@ -225,10 +215,10 @@ def main() -> None:
         "average below τ; **ε-Greedy** mixes in a known-safe dose.",
         "Dose model", controls)
     with st.container():
-        s = pagekit.settings_or_error(FORM, lambda: build_settings(values, ctx))
+        s = forms.settings_or_error(FORM, lambda: build_settings(values, ctx))
         if s is None:
             return
-        for w in sim.warnings_for(s):
+        for w in FAMILY.warnings(s):
             st.warning(w, icon=":material/warning:")
         work = len(s.policies) * s.seeds * s.T
         if work > 20_000_000:
@@ -236,14 +226,16 @@ def main() -> None:
                     "any control to stop it.", icon=":material/hourglass:")
         status = st.empty()
         slots, band = layout()
-        result, from_cache = pagekit.stored_or_run(pagekit.run_key(s, ctx.device), lambda: live_run(s, ctx, slots))
-        frame, summary = result["frame"], result["summary"]
-        status.caption(pagekit.run_caption(result, s.T, s.seeds, len(s.policies), from_cache))
+        run, shared, seconds = live.run(s, ctx, lambda r: draw_main(slots, s, *tidy(r), band="std",
+                                                                    suffix=f"-live-{r.t_done}"))
+        frame, summary = tidy(run)
+        status.caption(live.caption(run, shared, seconds))
         draw_main(slots, s, frame, summary, band)
         slack_and_table(s, frame, summary)
         round_inspector(s, frame)
-        pagekit.downloads(s, frame, f"dose_T{s.T}_d{s.d}_seed{s.base_seed}", summary=summary,
-                          figures=lambda: {**main_figures(s, frame, summary, band), "slack": vd.slack_figure(frame)})
+        downloads.downloads(s, lambda: families.tidy(run), f"dose_T{s.T}_d{s.d}_seed{s.base_seed}", summary=summary,
+                            figures=lambda: {**main_figures(s, frame, summary, band), "slack": vd.slack_figure(frame)},
+                            device=run.device, precision=run.precision)
 
 
 main()

@@ -186,7 +186,10 @@ class Family:
     - ``baseline(settings)``: regret per round of a learner that earns exactly the conservative
       baseline (the papers' baseline line), or None where the model has none;
     - ``load(data)``: settings from a JSON dict when the family reads more than its fields;
-      ``regret_name``, ``baseline_name``: how figures name its regret and its baseline line.
+      ``regret_name``, ``baseline_name``: how figures name its regret and its baseline line;
+    - ``stream(settings, i)``: the explicit stream seed ``i`` of a run sees, and
+      ``on_stream(settings, policy, stream)``: one policy replayed on it (the public
+      ``run_on_stream`` of the family), so any run can be checked against an independent reading.
     """
 
     kind: str
@@ -206,6 +209,8 @@ class Family:
     resolved: Callable[[Any], Any] = lambda s: s
     baseline: Callable[[Any], float | None] = lambda s: None
     load: Callable[[dict[str, Any]], Any] | None = None
+    stream: Callable[[Any, int], dict[str, np.ndarray]] | None = None
+    on_stream: Callable[[Any, str, dict[str, np.ndarray]], dict[str, np.ndarray]] | None = None
     regret_name: str = "cumulative regret"
     baseline_name: str = "baseline (1 − α)·μ₀"
 

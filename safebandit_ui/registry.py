@@ -48,6 +48,24 @@ PAGES: tuple[PageSpec, ...] = (
 )
 
 
+KIND_PAGES: dict[str, str] = {
+    "dose": "pages/dose.py",
+    "nonlinear": "pages/nonlinear.py",
+    "conservative": "pages/conservative.py",
+    "mv": "pages/mean_variance.py",
+    "battery": "pages/replay_battery.py",
+    "preset": "pages/presets.py",
+    "sweep": "pages/sweeps.py",
+}
+"""The page that takes each settings kind back (a restore, a bundle's README)."""
+
+
+def title_of_kind(kind: str) -> str:
+    """The menu title of the page for a settings kind ("matching" when none)."""
+    path = KIND_PAGES.get(kind)
+    return next((p.title for p in PAGES if p.path == path), "matching")
+
+
 def grouped(pages: tuple[PageSpec, ...] = PAGES) -> dict[str, list[PageSpec]]:
     """Pages by section, in :data:`SECTIONS` order, empty sections dropped."""
     unknown = sorted({p.section for p in pages} - set(SECTIONS))

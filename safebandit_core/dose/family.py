@@ -67,6 +67,13 @@ def summarize(s: DoseSettings, out: dict[str, np.ndarray]) -> dict[str, Any]:
             "violations": int(viol.sum()), "min_slack": float((s.tau - out["cost"]).min())}
 
 
+def _on_stream(s: DoseSettings, policy: str, st: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    return run_on_stream(policy, st["X"], st["xi_r"], st["xi_c"], st["theta"], st["mu"], tau=s.tau, delta=s.delta,
+                         delta_prime=s.delta_prime, kappa_r=s.kappa_r, kappa_c=s.kappa_c, S=s.S, L=s.L, lam=s.lam,
+                         g=s.g, eps=s.eps, g_power=s.g_power, g_ec50=s.g_ec50, g_hill=s.g_hill,
+                         refresh_every=s.refresh_every, u_eps=st["u_eps"])
+
+
 FAMILY = M.Family(
     kind="dose",
     settings_cls=DoseSettings,
@@ -86,6 +93,9 @@ FAMILY = M.Family(
     summarize=summarize,
     memory_bytes=memory_bytes,
     warnings=warnings_for,
+    stream=lambda s, i: draw_stream(s, i),
+    on_stream=lambda s, p, st: _on_stream(s, p, st),
+    baseline_name="",
 )
 
 

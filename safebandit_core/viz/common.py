@@ -32,6 +32,13 @@ FONT = "Inter, 'Source Sans Pro', 'Helvetica Neue', Arial, sans-serif"
 MAX_POINTS = 600
 
 
+def by_label(frame: pd.DataFrame) -> pd.DataFrame:
+    """A tidy frame whose ``policy`` column holds the display labels (what the figure builders draw by)."""
+    if "label" not in frame:
+        return frame
+    return frame.drop(columns="policy").rename(columns={"label": "policy"})
+
+
 def labels_of(frame: pd.DataFrame, label_col: str = "policy") -> list[str]:
     """The labels of a frame in their display order (category order when categorical)."""
     col = frame[label_col]

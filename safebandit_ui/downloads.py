@@ -1,0 +1,66 @@
+"""The one download path: per-round CSV and Parquet, the settings JSON, and everything as one zip.
+
+Files are made only when their button is clicked. The zip is :func:`safebandit_core.export.bundle`:
+per-round Parquet, the summary as CSV, the settings JSON, the figures as HTML (they open offline),
+``provenance.json`` (package and library versions, commit, device) and any extra JSON (pinned runs).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from safebandit_core import export
+
+from . import registry
+
+ZIP_LABEL = "Everything (zip)"
+ROUNDS_NAME = "per_round"
+
+
+def zip_button(make: Callable[[], bytes], stem: str, key: str, container: Any = st) -> None:
+    """The *Everything (zip)* button: ``make`` builds the bundle only when it is clicked."""
+    container.download_button(ZIP_LABEL, make, f"{stem}.zip", "application/zip", on_click="ignore",
+                              icon=":material/folder_zip:", key=key,
+                              help="Per-round Parquet, the summary as CSV, the settings JSON, the figures as HTML "
+                                   "(they open offline) and the versions and device that made them.")
+
+
+def parquet_bytes(frame: pd.DataFrame) -> bytes:
+    """A frame as Parquet bytes."""
+    buf = io.BytesIO()
+    frame.to_parquet(buf, index=False)
+    return buf.getvalue()
+
+
+def downloads(settings: Any, frame: pd.DataFrame | Callable[[], pd.DataFrame], stem: str, key_prefix: str = "",
+              summary: pd.DataFrame | None = None, figures: Callable[[], Mapping[str, go.Figure]] | None = None,
+              extra: Callable[[], Mapping[str, Any]] | None = None, device: str = "", precision: str = "") -> None:
+    """The *Save this run* row: per-round CSV and Parquet, settings JSON and the zip, saved as ``stem`` + extension."""
+    st.subheader("Save this run")
+    rows = frame if callable(frame) else (lambda: frame)
+    settings_json = json.dumps(export.settings_dict(settings), indent=2, sort_keys=True)
+    page = registry.title_of_kind(export.settings_dict(settings).get("kind", ""))
+
+    def everything() -> bytes:
+        return export.bundle({ROUNDS_NAME: rows()}, summary if summary is not None else pd.DataFrame(),
+                             export.settings_dict(settings), dict(figures()) if figures else {}, page=page,
+                             extra=dict(extra()) if extra else None, device=device, precision=precision)
+
+    cols = st.columns(4)
+    cols[0].download_button("Per-round CSV", lambda: rows().to_csv(index=False), f"{stem}.csv", "text/csv",
+                            on_click="ignore", icon=":material/table:", key=f"{key_prefix}dl_csv")
+    cols[1].download_button("Per-round Parquet", lambda: parquet_bytes(rows()), f"{stem}.parquet",
+                            "application/vnd.apache.parquet", on_click="ignore", icon=":material/dataset:",
+                            key=f"{key_prefix}dl_parquet")
+    cols[2].download_button("Settings JSON", settings_json, f"{stem}.json", "application/json", on_click="ignore",
+                            icon=":material/settings:", key=f"{key_prefix}dl_json")
+    zip_button(everything, stem, f"{key_prefix}dl_zip", cols[3])
+    st.caption("Upload the settings JSON (or the zip) under *Restore a run* to recreate this run exactly (same base "
+               "seed).")

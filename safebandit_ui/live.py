@@ -1,0 +1,84 @@
+"""Run a model for a page: from the shared store when anyone computed it, else now (live only when long).
+
+A short run (under :data:`LIVE_AFTER_S` by the server's own measure of this model's speed) is
+computed in one call and drawn once; a long one streams: chunks with a progress bar, the
+page's charts redrawn at most every :data:`REDRAW_EVERY_S`. Either way the finished run goes
+into the process-wide :mod:`.store`, so a reload, a second tab or a classroom shares it.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+import streamlit as st
+
+from safebandit_core import families, runner
+from safebandit_core.model import Run
+
+from . import shell, store
+
+LIVE_AFTER_S = 1.0
+REDRAW_EVERY_S = 0.5
+SHORT_WORK = 2_000_000
+"""Below this many work units a run is drawn once even before the server knows the model's speed."""
+COMPILING = "Compiling for this shape (only the first run of a shape on this server)…"
+
+
+def chunk_for(T: int) -> int:
+    """Rounds per live chunk: about 20 chunks, a multiple of 1000 (the dose model's refresh block) when large."""
+    step = max(1, T // 20)
+    return max(1000, step - step % 1000) if step >= 1000 else step
+
+
+def run(settings: Any, ctx: shell.RunContext, redraw: Callable[[Run], None] | None = None, extra: Any = None,
+        simulate: Callable[..., Any] | None = None) -> tuple[Run, bool, float]:
+    """The finished run of ``settings`` on the sidebar's device; returns (run, from_store, seconds to compute).
+
+    ``simulate(settings, device, chunk)`` replaces :func:`safebandit_core.families.simulate` for runs that
+    need more than settings (a fitted data set); ``extra`` then tells such runs apart in the store.
+    """
+    sim = simulate or families.simulate
+    key = store.key_of(settings, ctx.device, extra)
+    shared = store.store()
+    hit = shared.peek(key)
+    if hit is not None:
+        return hit.value, True, hit.seconds
+    kind = getattr(settings, "KIND", type(settings).__name__)
+    units = store.work(settings)
+    estimate = shared.estimate(kind, units)
+    live = redraw is not None and (estimate > LIVE_AFTER_S if estimate is not None else units > SHORT_WORK)
+    note = st.empty()
+
+    def compute() -> Run:
+        start = time.perf_counter()
+        if not live:
+            with st.spinner(COMPILING if estimate is None else "Running…"):
+                last = runner.final(sim(settings, ctx.device, None))
+        else:
+            bar = st.progress(0.0, text=COMPILING if estimate is None else "Starting…")
+            drawn = time.perf_counter()
+            last = None
+            for last in sim(settings, ctx.device, chunk_for(settings.T)):
+                bar.progress(last.fraction, text=f"Round {last.t_done:,} of {settings.T:,}")
+                if not last.done and time.perf_counter() - drawn > REDRAW_EVERY_S:
+                    redraw(last)
+                    drawn = time.perf_counter()
+            bar.empty()
+        assert last is not None, "a run yields at least one chunk"
+        shared.learn(kind, units, time.perf_counter() - start)
+        return last
+
+    entry, stored = shared.get_or_compute(key, compute, heavy=units > store.HEAVY_WORK,
+                                          on_wait=lambda m: note.info(m, icon=":material/hourglass:"))
+    note.empty()
+    return entry.value, stored, entry.seconds
+
+
+def caption(run_: Run, from_store: bool, seconds: float) -> str:
+    """The status line: device, precision, size and time of the run, and whether it was shared."""
+    s = run_.settings
+    return (f"Ran on **{run_.device}** in **{run_.precision}**: {s.T:,} rounds × {s.seeds} seeds × "
+            f"{len(run_.policies)} policies in {seconds:.2f} s"
+            + (" (already computed on this server: shared, not recomputed)" if from_store else "") + ".")

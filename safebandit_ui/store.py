@@ -1,0 +1,148 @@
+"""One process-wide result store: a run is computed once per settings and shared by every session.
+
+A classroom of 30 opening the same page with the default settings computes once: results are
+keyed by the run's settings (kind included), device and precision, kept in a bounded LRU, and
+returned as plain data (numpy arrays and frames, never JAX arrays). A request for a run that
+another session is computing right now waits for it instead of computing it again. Runs above a
+size threshold are *heavy*: at most :data:`HEAVY_SLOTS` of them compute at once across the
+server, the others wait their turn with a visible message, so one session's paper-size replay
+does not freeze everybody else's pages.
+"""
+
+from __future__ import annotations
+
+import collections
+import dataclasses
+import json
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+import streamlit as st
+
+from safebandit_core import settings as core_settings
+
+MAX_ENTRIES = 48
+HEAVY_SLOTS = 1
+HEAVY_WORK = 30_000_000
+"""Policy-rounds (× d for the dose model's d×d work, see :func:`work`) above which a run is heavy."""
+
+
+@dataclasses.dataclass
+class Entry:
+    """A finished run and how long it took to compute the first time."""
+
+    value: Any
+    seconds: float
+    hits: int = 0
+
+
+class Store:
+    """A bounded, thread-safe LRU of finished runs with one lock per key being computed."""
+
+    def __init__(self, max_entries: int = MAX_ENTRIES, heavy_slots: int = HEAVY_SLOTS) -> None:
+        self.max_entries = max_entries
+        self._entries: collections.OrderedDict[str, Entry] = collections.OrderedDict()
+        self._lock = threading.Lock()
+        self._computing: dict[str, threading.Event] = {}
+        self._heavy = threading.BoundedSemaphore(heavy_slots)
+        self.heavy_waiting = 0
+        self.computed = 0
+        self.rates: dict[str, float] = {}
+
+    def estimate(self, kind: str, units: int) -> float | None:
+        """Seconds a run of ``units`` work units of ``kind`` should take, from the last one computed (None: unknown)."""
+        rate = self.rates.get(kind)
+        return None if rate is None else rate * units
+
+    def learn(self, kind: str, units: int, seconds: float) -> None:
+        """Remember how fast ``kind`` ran (seconds per work unit; a moving average)."""
+        rate = seconds / max(units, 1)
+        with self._lock:
+            old = self.rates.get(kind)
+            self.rates[kind] = rate if old is None else 0.5 * (old + rate)
+
+    def peek(self, key: str) -> Entry | None:
+        """The stored entry for ``key`` (counted as a hit), or None."""
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is not None:
+                self._entries.move_to_end(key)
+                entry.hits += 1
+            return entry
+
+    def get_or_compute(self, key: str, compute: Callable[[], Any], *, heavy: bool = False,
+                       on_wait: Callable[[str], None] | None = None) -> tuple[Entry, bool]:
+        """The entry for ``key``, computing it with ``compute()`` if nobody has; returns (entry, was_stored).
+
+        If another thread is computing the same key, wait for it (``on_wait`` says so once). A heavy
+        run first takes one of the server's heavy slots, waiting in line if all are busy. If the
+        computation raises, nothing is stored and the error reaches this caller only.
+        """
+        while True:
+            entry = self.peek(key)
+            if entry is not None:
+                return entry, True
+            with self._lock:
+                busy = self._computing.get(key)
+                if busy is None:
+                    done = threading.Event()
+                    self._computing[key] = done
+                    break
+            while not busy.wait(0.5):  # a script thread waiting here still answers Streamlit's stop/rerun
+                if on_wait is not None:
+                    on_wait("The same run is being computed for another visitor; waiting for it…")
+        try:
+            if heavy:
+                if not self._heavy.acquire(blocking=False):
+                    with self._lock:
+                        self.heavy_waiting += 1
+                    while not self._heavy.acquire(timeout=0.5):
+                        if on_wait is not None:
+                            on_wait("Another large run is computing on this server; yours starts when it ends…")
+                    with self._lock:
+                        self.heavy_waiting -= 1
+            try:
+                start = time.perf_counter()
+                value = compute()
+                entry = Entry(value=value, seconds=time.perf_counter() - start)
+            finally:
+                if heavy:
+                    self._heavy.release()
+            with self._lock:
+                self._entries[key] = entry
+                self._entries.move_to_end(key)
+                while len(self._entries) > self.max_entries:
+                    self._entries.popitem(last=False)
+                self.computed += 1
+            return entry, False
+        finally:
+            with self._lock:
+                self._computing.pop(key, None)
+            done.set()
+
+    def clear(self) -> None:
+        """Forget every stored run (tests)."""
+        with self._lock:
+            self._entries.clear()
+            self.computed = 0
+
+
+@st.cache_resource(show_spinner=False)
+def store() -> Store:
+    """The server's one store (shared by every session)."""
+    return Store()
+
+
+def key_of(settings: Any, device: str, extra: Any = None) -> str:
+    """The store key of a run: its settings (with their kind), the device and anything else that changes it."""
+    data = core_settings.to_dict(settings) if dataclasses.is_dataclass(settings) else settings
+    return json.dumps({"settings": data, "device": device, "extra": extra}, sort_keys=True, default=str)
+
+
+def work(settings: Any) -> int:
+    """Policy-rounds of a run (times d where a round does d-dimensional work), for the heavy-run limit."""
+    policies = getattr(settings, "policies", ()) or (1, 1, 1)
+    n = len(policies) * int(getattr(settings, "seeds", 1)) * int(getattr(settings, "T", 1))
+    return n * max(1, int(getattr(settings, "d", 1)) // 8)
