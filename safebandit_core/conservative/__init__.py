@@ -17,10 +17,6 @@ def run_on_stream(problem: str, policy: str, rewards: Any, **kwargs: Any) -> dic
     :mod:`safebandit_core.conservative.stream`) or ``"mv"`` (mean-variance, see
     :mod:`safebandit_core.conservative.mv`). Returns length-T numpy arrays.
     """
-    if problem == "mv":
-        from .mv import run_mv_on_stream
-
-        return run_mv_on_stream(policy, rewards, **kwargs)
     from .stream import run_reward_on_stream
 
     return run_reward_on_stream(problem, policy, rewards, **kwargs)

@@ -1,11 +1,12 @@
 """MV-CUCB and MV-UCB (seed 001 §4): exact agreement with an independent NumPy implementation,
-the sample-path constraint under ρ > 2/(α μ₀), the incremental path statistics, the batched
-simulation and sweeps, and the ``mv`` command line."""
+the sample-path constraint under ρ > 2/(α μ₀), the incremental path statistics, the family (both
+policies in one scan, chunks, grids, frames and summary), and the ``mv`` command line."""
 
 from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import subprocess
 import sys
 
@@ -17,10 +18,22 @@ from hypothesis import HealthCheck, given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
-from safebandit_core import cli, runner
-from safebandit_core.conservative import mv_sim, run_on_stream
-from safebandit_core.conservative.mv import assumption_ok, assumption_text, run_mv_on_stream
+from safebandit_core import cli, families, model, runner
+from safebandit_core.meanvar import (
+    FAMILY,
+    MVSettings,
+    arm_means,
+    arm_table,
+    assumption_ok,
+    assumption_text,
+    baseline_regret,
+    run_on_stream,
+)
+from safebandit_core.meanvar import family as mvf
+from safebandit_core.meanvar.env import Obs, draw_bernoulli, make_env
+from safebandit_core.meanvar.policies import make_policy
 from safebandit_core.settings import SettingsError, from_dict, to_dict
+from tests.conftest import ROOT
 
 T_EXACT = 300
 
@@ -92,14 +105,16 @@ def random_case(seed: int, kind: str, K: int):
     return table, dict(alpha=alpha, mu0=mu0, rho=rho, means=means, variances=variances)
 
 
+
 @pytest.mark.parametrize("policy", ["mvcucb", "mvucb"])
 @pytest.mark.parametrize("case", [(0, "bernoulli", 3), (1, "bernoulli", 5), (2, "uniform", 3),
                                   (3, "uniform", 5), (5, "bernoulli", 5)])
 def test_exact_agreement_with_numpy(policy, case):
     table, kw = random_case(*case)
-    got = run_on_stream("mv", policy, table, **kw)
+    got = run_on_stream(policy, table, **kw)
     variances = kw["variances"] if kw["variances"] is not None else kw["means"] * (1 - kw["means"])
     want = reference(policy, table, kw["alpha"], kw["mu0"], kw["rho"], kw["means"], variances)
+    assert tuple(got) == ("action", "default", "reward", "slack", "mv_path", "regret", "cum_regret")
     np.testing.assert_array_equal(got["action"], want["action"])
     np.testing.assert_array_equal(got["default"], want["action"] == -1)
     np.testing.assert_array_equal(got["reward"], want["path"])
@@ -115,7 +130,7 @@ def test_incremental_path_statistics_match_direct_computation():
     table = (rng.random((T_EXACT, 5)) < means).astype(np.float64)
     alpha, mu0, rho = 0.1, 0.7, 40.0
     for policy in ("mvcucb", "mvucb"):
-        got = run_mv_on_stream(policy, table, alpha=alpha, mu0=mu0, rho=rho, means=means)
+        got = run_on_stream(policy, table, alpha=alpha, mu0=mu0, rho=rho, means=means)
         path = got["reward"]
         t = np.arange(1, len(path) + 1)
         direct = np.array([rho * np.mean(path[:k]) - np.var(path[:k]) for k in t])
@@ -129,28 +144,28 @@ def test_incremental_path_statistics_match_direct_computation():
 def test_round_one_default_and_mvucb_index_order():
     table, kw = random_case(4, "bernoulli", 3)
     K = table.shape[1]
-    cucb = run_mv_on_stream("mvcucb", table, **kw)
+    cucb = run_on_stream("mvcucb", table, **kw)
     assert cucb["action"][0] == -1 and cucb["default"][0] and cucb["reward"][0] == kw["mu0"]
-    ucb = run_mv_on_stream("mvucb", table, **kw)
+    ucb = run_on_stream("mvucb", table, **kw)
     np.testing.assert_array_equal(ucb["action"][:K], np.arange(K))
     assert not ucb["default"].any()
 
 
 def test_float32_table_runs_in_float32():
     table, kw = random_case(0, "bernoulli", 3)
-    got = run_mv_on_stream("mvcucb", table.astype(np.float32), **kw)
-    assert got["slack"].dtype == np.float32
+    got = run_on_stream("mvcucb", table.astype(np.float32), **kw)
+    assert got["slack"].dtype == np.float32 and got["cum_regret"].dtype == np.float32
 
 
 def test_means_default_to_bernoulli_variance_and_column_statistics():
     table, kw = random_case(1, "bernoulli", 5)
-    a = run_mv_on_stream("mvucb", table, alpha=kw["alpha"], mu0=kw["mu0"], rho=kw["rho"], means=kw["means"])
-    b = run_mv_on_stream("mvucb", table, alpha=kw["alpha"], mu0=kw["mu0"], rho=kw["rho"], means=kw["means"],
-                         variances=kw["means"] * (1 - kw["means"]))
+    a = run_on_stream("mvucb", table, alpha=kw["alpha"], mu0=kw["mu0"], rho=kw["rho"], means=kw["means"])
+    b = run_on_stream("mvucb", table, alpha=kw["alpha"], mu0=kw["mu0"], rho=kw["rho"], means=kw["means"],
+                      variances=kw["means"] * (1 - kw["means"]))
     np.testing.assert_array_equal(a["cum_regret"], b["cum_regret"])
-    c = run_mv_on_stream("mvucb", table, alpha=kw["alpha"], mu0=kw["mu0"], rho=kw["rho"])
-    d = run_mv_on_stream("mvucb", table, alpha=kw["alpha"], mu0=kw["mu0"], rho=kw["rho"], means=table.mean(0),
-                         variances=table.var(0))
+    c = run_on_stream("mvucb", table, alpha=kw["alpha"], mu0=kw["mu0"], rho=kw["rho"])
+    d = run_on_stream("mvucb", table, alpha=kw["alpha"], mu0=kw["mu0"], rho=kw["rho"], means=table.mean(0),
+                      variances=table.var(0))
     np.testing.assert_array_equal(c["cum_regret"], d["cum_regret"])
 
 
@@ -170,14 +185,42 @@ def test_invalid_arguments_name_the_argument(kwargs, field):
     args = dict(policy="mvcucb", rewards=np.zeros((5, 3)), alpha=0.1, mu0=0.7, rho=30.0)
     args.update(kwargs)
     with pytest.raises(SettingsError) as err:
-        run_mv_on_stream(args.pop("policy"), args.pop("rewards"), **args)
+        run_on_stream(args.pop("policy"), args.pop("rewards"), **args)
     assert err.value.field == field
+
+
+def test_policy_functions_unjitted_match_the_scan():
+    """The Policy and Env functions driven by a plain Python loop, without jit, give the scan's run."""
+    table, kw = random_case(5, "bernoulli", 4)
+    table = table[:60]
+    means = kw["means"]
+    env_p, (row,) = mvf.make_params(kw["alpha"], kw["mu0"], kw["rho"], len(table), means, means * (1 - means),
+                                    np.float64, 1, table=table)
+    p = jax.tree.map(lambda v: v[0], row)
+    env = make_env("table")
+    for policy in ("mvcucb", "mvucb"):
+        want = run_on_stream(policy, table, **kw)
+        pol = make_policy(policy, table.shape[1])
+        with jax.disable_jit():
+            state = pol.init(p)
+            for t in range(len(table)):
+                obs = env.draw(env_p, jax.random.PRNGKey(0), jnp.asarray(t))
+                action, info = pol.act(p, state, obs)
+                reward = env.feedback(env_p, (), obs, action)
+                state = pol.update(p, state, obs, action, reward)
+                out = {**env.report(env_p, (), obs, action, reward), **pol.report(p, state, action, info)}
+                assert int(out["action"]) == want["action"][t]
+                for f in ("reward", "slack", "mv_path", "regret"):
+                    np.testing.assert_allclose(float(out[f]), want[f][t], rtol=1e-12, atol=1e-9, err_msg=f)
 
 
 def test_assumption():
     assert assumption_ok(0.1, 0.7, 30.0) and not assumption_ok(0.05, 0.7, 10.0)
     assert "NOT guaranteed" in assumption_text(0.05, 0.7, 10.0) and "57.14" in assumption_text(0.05, 0.7, 10.0)
     assert "guaranteed" in assumption_text(0.1, 0.7, 30.0)
+    assert FAMILY.warnings(MVSettings(alpha=0.1, mu0=0.7, rho=30.0)) == []
+    (warning,) = FAMILY.warnings(MVSettings(alpha=0.05, mu0=0.7, rho=10.0))
+    assert "NOT guaranteed" in warning and "57.14" in warning
 
 
 PROP_T, PROP_SEEDS = 300, 48
@@ -188,77 +231,119 @@ PROP_T, PROP_SEEDS = 300, 48
        margin=st.floats(1e-3, 3.0), base_seed=st.integers(0, 10_000))
 def test_slack_nonnegative_whenever_assumption_holds(K, alpha, mu0, margin, base_seed):
     rho = 2.0 / (alpha * mu0) * (1.0 + margin)
-    s = mv_sim.MVSettings(policies=("mvcucb",), K=K, alpha=alpha, mu0=mu0, rho=rho, T=PROP_T, seeds=PROP_SEEDS,
-                          base_seed=base_seed, precision="float64")
+    s = MVSettings(policies=("mvcucb",), K=K, alpha=alpha, mu0=mu0, rho=rho, T=PROP_T, seeds=PROP_SEEDS,
+                   base_seed=base_seed, precision="float64")
     assert assumption_ok(alpha, mu0, rho)
-    out = mv_sim.run_all(s, device="cpu")
-    assert out["mvcucb/slack"].min() >= 0.0
-    assert out["mvcucb/default"][:, 0].all()
+    out = families.run(s, device="cpu").policy_outputs("mvcucb")
+    assert out["slack"].min() >= 0.0
+    assert out["default"][:, 0].all()
 
 
 def small_settings(**kw):
     base = dict(K=5, alpha=0.1, mu0=0.7, rho=30.0, T=PROP_T, seeds=4, precision="float64")
     base.update(kw)
-    return mv_sim.MVSettings(**base).validate()
+    return MVSettings(**base).validate()
+
+
+def test_registry_and_kind():
+    s = small_settings()
+    assert families.get("mv") is FAMILY and families.of(s) is FAMILY and FAMILY.kind == MVSettings.KIND == "mv"
+    assert FAMILY.policies(s) == ("mvcucb", "mvucb") and FAMILY.label("mvcucb") == "MV-CUCB"
+    assert [a.field for a in FAMILY.axes] == ["alpha", "rho"] and set(FAMILY.traced) >= {"alpha", "rho"}
+    mv_star = float(np.max(s.rho * arm_means(s.K) - arm_means(s.K) * (1 - arm_means(s.K))))
+    assert baseline_regret(s) == pytest.approx(mv_star - (1 - s.alpha) * s.rho * s.mu0)
 
 
 def test_simulation_streams_match_stream_runs_and_common_numbers():
     s = small_settings()
-    out = mv_sim.run_all(s, device="cpu")
-    draw = mv_sim.make_model(s.policies, s.K).draw
-    params = mv_sim.sim_params(s, "cpu")
+    run = families.run(s, device="cpu")
+    env_p, _ = FAMILY.params(s, "float64")
     keys = runner.seed_keys(s.base_seed, s.seeds)
     for seed in (0, s.seeds - 1):
-        table = np.asarray(jax.vmap(draw, in_axes=(None, None, 0))(params, keys[seed], jnp.arange(s.T)))
+        obs = jax.vmap(draw_bernoulli, in_axes=(None, None, 0))(env_p, keys[seed], jnp.arange(s.T))
+        assert isinstance(obs, Obs)
+        table = np.asarray(obs.outcomes)
         for policy in s.policies:
-            ref = run_mv_on_stream(policy, table, alpha=s.alpha, mu0=s.mu0, rho=s.rho, means=mv_sim.arm_means(s.K))
-            np.testing.assert_array_equal(out[f"{policy}/action"][seed], ref["action"])
+            ref = run_on_stream(policy, table, alpha=s.alpha, mu0=s.mu0, rho=s.rho, means=arm_means(s.K))
+            out = run.policy_outputs(policy)
+            np.testing.assert_array_equal(out["action"][seed], ref["action"])
             for f in ("slack", "cum_regret"):
-                np.testing.assert_allclose(out[f"{policy}/{f}"][seed], ref[f], rtol=1e-12, atol=1e-9)
+                np.testing.assert_allclose(out[f][seed], ref[f], rtol=1e-12, atol=1e-9)
+
+
+@pytest.mark.parametrize("precision", ["float64", "float32"])
+def test_both_policies_in_one_scan_equal_each_alone(precision):
+    s = small_settings(precision=precision, base_seed=11)
+    both = families.run(s, device="cpu")
+    assert both.policies == ("mvcucb", "mvucb")
+    for policy in s.policies:
+        alone = families.run(dataclasses.replace(s, policies=(policy,)), device="cpu")
+        assert alone.policies == (policy,)
+        got, want = both.policy_outputs(policy), alone.policy_outputs(policy)
+        assert set(got) == set(want)
+        for f in want:
+            assert got[f].dtype == want[f].dtype
+            np.testing.assert_array_equal(got[f], want[f], err_msg=f)
 
 
 def test_chunked_grid_sweep_agrees_with_single_runs():
     s = small_settings()
-    full = mv_sim.run_all(s, device="cpu")
-    other = mv_sim.run_all(dataclasses.replace(s, alpha=0.2, rho=60.0), device="cpu")
-    pairs = [(s.alpha, s.rho), (0.2, 60.0)]
-    chunks = list(runner.run_chunks(mv_sim.make_model(s.policies, s.K), mv_sim.grid_params(s, pairs, "cpu"),
-                                    runner.seed_keys(s.base_seed, s.seeds), s.T, chunk=s.T // 2, grid=True,
-                                    device="cpu"))
-    assert [c.t_done for c in chunks] == [s.T // 2, s.T] and chunks[-1].done
-    np.testing.assert_array_equal(chunks[0].outputs["mvcucb/action"][0], full["mvcucb/action"][:, : s.T // 2])
-    grid = chunks[-1].outputs
-    for k in full:
-        assert grid[k].shape == (2, s.seeds, s.T)
+    full = families.run(s, device="cpu")
+    other = families.run(dataclasses.replace(s, alpha=0.2, rho=60.0), device="cpu")
+    cells = [{"alpha": s.alpha, "rho": s.rho}, {"alpha": 0.2, "rho": 60.0}]
+    runs = list(families.simulate(s, device="cpu", chunk=s.T // 2, cells=cells))
+    assert [r.t_done for r in runs] == [s.T // 2, s.T] and runs[-1].done
+    np.testing.assert_array_equal(runs[0].raw["action"][0], full.raw["action"][:, :, : s.T // 2])
+    grid = runs[-1].raw
+    for k in full.raw:
+        assert grid[k].shape == (2, len(s.policies), s.seeds, s.T)
         for g, single in enumerate((full, other)):
             if grid[k].dtype.kind == "f":
-                np.testing.assert_allclose(grid[k][g], single[k], rtol=1e-12, atol=1e-9)
+                np.testing.assert_allclose(grid[k][g], single.raw[k], rtol=1e-12, atol=1e-9)
             else:
-                np.testing.assert_array_equal(grid[k][g], single[k])
+                np.testing.assert_array_equal(grid[k][g], single.raw[k])
+    with pytest.raises(SettingsError):
+        next(families.simulate(s, device="cpu", cells=[{"K": 3}]))
 
 
 def test_frames_summary_and_arm_table():
     s = small_settings()
-    out = mv_sim.run_all(s, device="cpu")
-    frame = mv_sim.tidy_frame(s, out)
-    assert list(frame.columns) == ["policy", "seed", "t", "action", "default", "reward", "slack", "mv_path",
-                                   "regret", "cum_regret", "default_pulls", "baseline"]
+    run = families.run(s, device="cpu")
+    frame = families.tidy(run)
+    assert list(frame.columns[:5]) == ["kind", "policy", "label", "seed", "t"]
+    assert {"action", "default", "reward", "slack", "mv_path", "regret", "cum_regret", "default_pulls",
+            "baseline"} <= set(frame.columns)
     assert len(frame) == len(s.policies) * s.seeds * s.T
     last = frame[frame.t == s.T]
     np.testing.assert_allclose(last.baseline, (1 - s.alpha) * s.rho * s.mu0 * s.T)
-    summ = mv_sim.summary(s, out).set_index("policy")
+    summ = families.summary(run).set_index("policy")
+    assert list(summ.columns[: len(model.SUMMARY_COLUMNS) - 1]) == [c for c in model.SUMMARY_COLUMNS if c != "policy"]
     for policy in s.policies:
         rows = last[last.policy == policy]
         assert summ.loc[policy, "regret_mean"] == pytest.approx(rows.cum_regret.mean())
+        assert summ.loc[policy, "cum_regret_mean"] == pytest.approx(rows.cum_regret.mean(), rel=1e-12)
+        assert summ.loc[policy, "cum_regret_std"] == pytest.approx(rows.cum_regret.std(ddof=1), rel=1e-9)
+        assert summ.loc[policy, "regret_std"] == pytest.approx(rows.cum_regret.std(ddof=0), rel=1e-9)
         assert summ.loc[policy, "default_pulls_mean"] == pytest.approx(rows.default_pulls.mean())
         assert summ.loc[policy, "min_slack"] == pytest.approx(frame[frame.policy == policy].slack.min())
+        assert summ.loc[policy, "t_done"] == s.T and summ.loc[policy, "assumption_ok"]
     assert summ.loc["mvcucb", "min_slack"] >= 0 and summ.loc["mvucb", "default_pulls_mean"] == 0
-    arms = mv_sim.arm_table(s, out)
+    arms = arm_table(run)
     assert len(arms) == s.K + 1 and arms.arm.iloc[0] == -1 and arms["variance"].iloc[0] == 0
     np.testing.assert_allclose(arms["mean"].iloc[1:], np.linspace(0.8, 0.2, s.K))
     np.testing.assert_allclose(arms.mv, s.rho * arms["mean"] - arms["variance"])
     for policy in s.policies:
         assert arms[f"pulls_{policy}"].sum() == pytest.approx(s.T)
+
+
+def test_arm_table_of_a_grid_cell():
+    s = small_settings()
+    grid = families.run(s, device="cpu", cells=[{"alpha": 0.1, "rho": 30.0}, {"alpha": 0.2, "rho": 60.0}])
+    single = families.run(dataclasses.replace(s, alpha=0.2, rho=60.0), device="cpu")
+    arms = arm_table(grid, cell=1)
+    np.testing.assert_allclose(arms.mv, 60.0 * arms["mean"] - arms["variance"])
+    for policy in s.policies:
+        np.testing.assert_array_equal(arms[f"pulls_{policy}"], arm_table(single)[f"pulls_{policy}"])
 
 
 @pytest.mark.parametrize("change, field", [
@@ -268,18 +353,34 @@ def test_frames_summary_and_arm_table():
 ])
 def test_settings_validation_names_field(change, field):
     with pytest.raises(SettingsError) as err:
-        dataclasses.replace(mv_sim.MVSettings(), **change).validate()
+        dataclasses.replace(MVSettings(), **change).validate()
     assert err.value.field == field and field in str(err.value)
 
 
 def test_settings_round_trip():
-    s = mv_sim.MVSettings(K=7, rho=12.5)
-    assert from_dict(mv_sim.MVSettings, json.loads(json.dumps(to_dict(s)))) == s
+    s = MVSettings(K=7, rho=12.5)
+    data = json.loads(json.dumps(to_dict(s)))
+    assert data["kind"] == "mv" and from_dict(MVSettings, data) == s
+    saved = {"kind": "mv", "policies": ["mvcucb", "mvucb"], "K": 24, "alpha": 0.05, "mu0": 0.7, "rho": 10.0,
+             "T": 10000, "seeds": 50, "base_seed": 0, "precision": None}
+    assert from_dict(MVSettings, saved) == MVSettings(alpha=0.05, rho=10.0, seeds=50)
+
+
+@pytest.fixture
+def mv_router(monkeypatch):
+    """The command-line router with only the ``mv`` command, so this file tests that command alone."""
+    monkeypatch.setattr(cli, "COMMANDS", {"mv": cli.COMMANDS["mv"]})
+    return cli.main
+
+
+ROUTER_SCRIPT = ("import sys; from safebandit_core import cli; cli.COMMANDS = {'mv': cli.COMMANDS['mv']}; "
+                 "sys.exit(cli.main(sys.argv[1:]))")
 
 
 def run_cli(*args):
-    return subprocess.run([sys.executable, "-m", "safebandit_core", "mv", *args], capture_output=True, text=True,
-                          timeout=120)
+    """``mv`` in a fresh process through the router (with only the ``mv`` command, see :func:`mv_router`)."""
+    return subprocess.run([sys.executable, "-c", ROUTER_SCRIPT, "mv", *args], capture_output=True, text=True,
+                          timeout=120, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
 
 
 def test_cli_json_contract():
@@ -288,17 +389,28 @@ def test_cli_json_contract():
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
     assert isinstance(data, dict)
-    for key in ("policy", "T", "seeds", "alpha", "mu0", "rho", "assumption_ok", "default_pulls_mean",
-                "regret_mean", "min_slack", "seconds", "device"):
-        assert key in data
+    assert list(data) == ["policy", "K", "T", "seeds", "base_seed", "alpha", "mu0", "rho", "assumption_ok",
+                          "assumption", "default_pulls_mean", "regret_mean", "regret_std", "min_slack",
+                          "constraint_held", "seconds", "device", "precision"]
     assert data["policy"] == "mvcucb" and data["T"] == 200 and data["seeds"] == 3
     assert data["assumption_ok"] is True and data["min_slack"] >= 0 and data["default_pulls_mean"] >= 1
+    assert data["constraint_held"] is True and data["precision"] == "float64"
 
 
-def test_cli_text_warns_when_assumption_fails(tmp_path, capsys):
+def test_cli_numbers_are_the_family_run(mv_router, capsys):
+    assert mv_router(["mv", "--policy", "mvucb", "--K", "4", "--T", "150", "--seeds", "3", "--base-seed", "5",
+                      "--device", "cpu", "--precision", "float64", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    s = MVSettings(policies=("mvucb",), K=4, T=150, seeds=3, base_seed=5, precision="float64")
+    row = families.summary(families.run(s, device="cpu")).iloc[0]
+    for k in ("default_pulls_mean", "regret_mean", "regret_std", "min_slack"):
+        assert data[k] == pytest.approx(row[k], rel=1e-12), k
+
+
+def test_cli_text_warns_when_assumption_fails(tmp_path, capsys, mv_router):
     out = tmp_path / "mv.csv"
-    rc = cli.main(["mv", "--K", "3", "--alpha", "0.05", "--rho", "10", "--T", str(PROP_T), "--seeds", str(PROP_SEEDS),
-                   "--device", "cpu", "--precision", "float64", "--out", str(out)])
+    rc = mv_router(["mv", "--K", "3", "--alpha", "0.05", "--rho", "10", "--T", str(PROP_T), "--seeds",
+                    str(PROP_SEEDS), "--device", "cpu", "--precision", "float64", "--out", str(out)])
     text = capsys.readouterr().out
     assert rc == 0
     assert "NOT guaranteed" in text and "2/(α·μ₀) = 57.14" in text and "{" not in text
@@ -326,9 +438,9 @@ def test_cli_bad_input_subprocess(argv, flag):
     (["--out", "x.txt"], "--out", ".csv"),
     (["--policy", "ucb"], "--policy", "mvcucb"),
 ])
-def test_cli_bad_input_in_process(argv, flag, allowed, capsys):
+def test_cli_bad_input_in_process(argv, flag, allowed, capsys, mv_router):
     try:
-        rc = cli.main(["mv", *argv])
+        rc = mv_router(["mv", *argv])
     except SystemExit as exc:
         rc = exc.code
     captured = capsys.readouterr()
@@ -338,9 +450,6 @@ def test_cli_bad_input_in_process(argv, flag, allowed, capsys):
 
 
 def test_a_run_too_large_for_memory_is_a_settings_error_naming_T():
-    from safebandit_core.conservative.mv_sim import MVSettings, simulate
-    from safebandit_core.settings import SettingsError
-
     with pytest.raises(SettingsError) as err:
-        next(simulate(MVSettings(T=10_000_000, seeds=10_000)))
+        next(families.simulate(MVSettings(T=10_000_000, seeds=10_000)))
     assert err.value.field == "T" and "at most about" in err.value.allowed

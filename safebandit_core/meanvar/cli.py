@@ -12,10 +12,11 @@ import time
 from typing import Any
 
 from .. import device as _device
+from .. import families
 from ..cli import CliError, check_device, check_out_path, emit, settings_error_line, write_frame
 from ..settings import SettingsError
-from .mv import POLICIES, assumption_ok, assumption_text
-from .mv_sim import MVSettings, run_all, summary, tidy_frame
+from .policies import NAMES
+from .settings import MVSettings, assumption_ok, assumption_text
 
 HELP = "Conservative mean-variance bandits (seed 001 §4): MV-CUCB vs MV-UCB on Bernoulli arms."
 
@@ -26,7 +27,7 @@ FLAGS = {"policies": "--policy", "K": "--K", "alpha": "--alpha", "mu0": "--mu0",
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The ``mv`` flags; defaults are :class:`MVSettings`' defaults."""
     d = MVSettings()
-    parser.add_argument("--policy", choices=POLICIES, default=POLICIES[0], help="policy to run (default %(default)s)")
+    parser.add_argument("--policy", choices=NAMES, default=NAMES[0], help="policy to run (default %(default)s)")
     parser.add_argument("--K", type=int, default=d.K, help="number of regular arms, 1..1000 (default %(default)s)")
     parser.add_argument("--alpha", type=float, default=d.alpha, help="tolerance α in (0, 1) (default %(default)s)")
     parser.add_argument("--mu0", type=float, default=d.mu0,
@@ -42,8 +43,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", default=None, help="write the per-round tidy frame to FILE.csv or FILE.parquet")
 
 
-
-
 def run(args: argparse.Namespace) -> int:
     """Validate the flags, run the simulation, print the summary; 2 on bad input."""
     settings = MVSettings(policies=(args.policy,), K=args.K, alpha=args.alpha, mu0=args.mu0, rho=args.rho,
@@ -56,10 +55,10 @@ def run(args: argparse.Namespace) -> int:
     device_label = check_device(args.device)
 
     start = time.perf_counter()
-    outputs = run_all(settings, device=args.device)
+    result_run = families.run(settings, device=args.device)
     seconds = time.perf_counter() - start
 
-    row = summary(settings, outputs).iloc[0].to_dict()
+    row = families.summary(result_run).iloc[0].to_dict()
     ok = assumption_ok(settings.alpha, settings.mu0, settings.rho)
     result: dict[str, Any] = {
         "policy": args.policy,
@@ -79,15 +78,14 @@ def run(args: argparse.Namespace) -> int:
         "constraint_held": bool(row["min_slack"] >= 0.0),
         "seconds": round(seconds, 4),
         "device": device_label,
-        "precision": settings.precision or _device.default_precision(args.device),
+        "precision": result_run.precision,
     }
     if out_path is not None:
-        write_frame(tidy_frame(settings, outputs), out_path)
+        write_frame(families.tidy(result_run), out_path)
         result["out"] = str(out_path)
 
     lines = [f"{args.policy}: K={settings.K}, α={settings.alpha:g}, μ₀={settings.mu0:g}, ρ={settings.rho:g}, "
              f"T={settings.T}, {settings.seeds} seeds"]
-    if not ok:
-        lines.append("WARNING: " + result["assumption"])
+    lines += ["WARNING: " + w for w in families.of(settings).warnings(settings)]
     emit(result, args.json, lines)
     return 0
