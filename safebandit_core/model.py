@@ -421,7 +421,7 @@ def summary(run_: Run) -> pd.DataFrame:
         settings = run_.settings if cell is None else dataclasses.replace(run_.settings, **run_.cells[cell])
         for p in run_.policies:
             out = run_.policy_outputs(p, cell)
-            cum = out["regret"].sum(axis=-1)
+            cum = out["regret"].sum(axis=-1, dtype=np.float64)
             row = {**extra, "kind": run_.kind, "policy": p, "label": run_.family.label(p),
                    "rounds": int(out["regret"].shape[-1]), "cum_regret_mean": float(cum.mean()),
                    "cum_regret_std": float(cum.std(ddof=1)) if cum.size > 1 else 0.0}

@@ -24,13 +24,14 @@ from .. import device as dev
 from .. import model as M
 from .. import runner
 from ..settings import SettingsError, check_choice
-from .env import EnvParams, make_env
+from .env import EnvParams, draw_bernoulli, make_env
 from .policies import LABELS, NAMES, MVParams, make_policy
 from .settings import (
     MVSettings,
     arm_means,
     arm_variances,
     assumption_ok,
+    baseline_regret,
     check_mv_numbers,
     memory_bytes,
     warnings_for,
@@ -96,6 +97,20 @@ def summarize(s: MVSettings, out: dict[str, np.ndarray]) -> dict[str, Any]:
             "assumption_ok": assumption_ok(s.alpha, s.mu0, s.rho)}
 
 
+def draw_stream(s: MVSettings, seed_index: int = 0) -> dict[str, np.ndarray]:
+    """The T×K Bernoulli table seed ``seed_index`` of a run of ``s`` sees (for replays and cross-checks)."""
+    dtype = dev.dtype_of(FAMILY.precision_of(s))
+    key = runner.seed_keys(s.base_seed + seed_index, 1)[0]
+    env_p = params(s, FAMILY.precision_of(s))[0]
+    table = jax.vmap(lambda t: draw_bernoulli(env_p, key, t).outcomes)(jnp.arange(s.T))
+    return {"rewards": np.asarray(table, dtype=dtype)}
+
+
+def _on_stream(s: MVSettings, policy: str, st: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    return run_on_stream(policy, st["rewards"], alpha=s.alpha, mu0=s.mu0, rho=s.rho, means=arm_means(s.K),
+                         variances=arm_variances(s.K))
+
+
 FAMILY = M.Family(
     kind=MVSettings.KIND,
     settings_cls=MVSettings,
@@ -112,6 +127,11 @@ FAMILY = M.Family(
     summarize=summarize,
     memory_bytes=memory_bytes,
     warnings=warnings_for,
+    baseline=lambda s: baseline_regret(s),
+    stream=lambda s, i: draw_stream(s, i),
+    on_stream=lambda s, p, st: _on_stream(s, p, st),
+    regret_name="T·R̃ (cumulative MV regret)",
+    baseline_name="baseline (1 − α)·MV₀",
 )
 
 
