@@ -13,11 +13,12 @@ from typing import Any
 import pandas as pd
 
 from . import model as M
+from .conservative.family import FAMILY as CONSERVATIVE
 from .dose.family import FAMILY as DOSE
 from .meanvar.family import FAMILY as MEANVAR
 from .settings import SettingsError
 
-FAMILIES: dict[str, M.Family] = {f.kind: f for f in (DOSE, MEANVAR)}
+FAMILIES: dict[str, M.Family] = {f.kind: f for f in (DOSE, CONSERVATIVE, MEANVAR)}
 
 
 def get(kind: str) -> M.Family:

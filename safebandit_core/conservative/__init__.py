@@ -1,22 +1,17 @@
-"""Conservative bandits of seed 001: GenCB (CMAB, CLB, CCCB), MV-CUCB, and their baselines.
+"""Conservative bandits of seed 001 (sample-path reward constraint): GenCB on CMAB, CLB and CCCB, and its baselines.
 
-Public entry point: :func:`run_on_stream`, one run on an explicit, pre-drawn stream of outcomes.
+- :mod:`.settings`: :class:`ConservativeSettings` and the registries (problems, policies, labels);
+- :mod:`.instances`: the problem instance of a settings (means, features, derived μ_0);
+- :mod:`.gencb`: the GenCB wrapper (Algorithm 1) and its rule; :mod:`.baselines`: the other rules;
+- :mod:`.cmab`, :mod:`.clb`, :mod:`.cccb`, :mod:`.ridge`: the standard policies UCB, LinUCB, C2UCB;
+- :mod:`.env`: Bernoulli (or given) outcomes and the feedback rule;
+- :mod:`.family`: the :class:`~safebandit_core.model.Family` and :func:`run_on_stream` (one policy on
+  an explicit, pre-drawn table of outcomes).
 """
 
-from __future__ import annotations
+from .family import FAMILY, decode_super, run_on_stream
+from .instances import Instance, describe_instance, make_instance
+from .settings import BASELINE, LABELS, MAX_CCCB_ARMS, POLICIES, PROBLEMS, UNCONSTRAINED, ConservativeSettings
 
-from typing import Any
-
-import numpy as np
-
-
-def run_on_stream(problem: str, policy: str, rewards: Any, **kwargs: Any) -> dict[str, np.ndarray]:
-    """Run one conservative policy on a pre-drawn T×K table of outcomes.
-
-    ``problem`` is ``"cmab"``, ``"clb"``, ``"cccb"`` (sample-path reward constraint, see
-    :mod:`safebandit_core.conservative.stream`) or ``"mv"`` (mean-variance, see
-    :mod:`safebandit_core.conservative.mv`). Returns length-T numpy arrays.
-    """
-    from .stream import run_reward_on_stream
-
-    return run_reward_on_stream(problem, policy, rewards, **kwargs)
+__all__ = ["BASELINE", "FAMILY", "LABELS", "MAX_CCCB_ARMS", "POLICIES", "PROBLEMS", "UNCONSTRAINED",
+           "ConservativeSettings", "Instance", "decode_super", "describe_instance", "make_instance", "run_on_stream"]

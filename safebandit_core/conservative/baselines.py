@@ -31,10 +31,11 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
+from ..model import Policy
 from .cccb import top_m
-from .clb import LinInfo, determinant_radius, full_ridge, joint_norm, linear_ucb
 from .cmab import UCBInfo, UCBState, Width, onehot_ridge, ucb
-from .gencb import Conservative, Ledger, Params, State, wrap
+from .gencb import Ledger, Params, State, wrap
+from .ridge import LinInfo, determinant_radius, full_ridge, joint_norm, linear_ucb
 
 
 def conucb_width(K: int) -> Width:
@@ -86,26 +87,26 @@ def c3ucb_rule(params: Params, state: State, mask: jax.Array, info: LinInfo, led
     return optimistic & (state.counts @ lo + mask @ lo + ledger.bank0 >= line), mask
 
 
-def conucb(K: int) -> Conservative:
+def conucb(K: int) -> Policy:
     """ConUCB (known μ_0, width W1) over K regular arms."""
     return wrap(ucb(K, conucb_width(K)), conucb_rule)
 
 
-def clucb_multiarmed(K: int) -> Conservative:
+def clucb_multiarmed(K: int) -> Policy:
     """CLUCB on CMAB: one-hot features (d = K), ‖θ*‖ ≤ params.S."""
     return wrap(linear_ucb(onehot_ridge(K), determinant_radius(K)), clucb_rule)
 
 
-def clucb(K: int, d: int) -> Conservative:
+def clucb(K: int, d: int) -> Policy:
     """CLUCB over K arms in R^d."""
     return wrap(linear_ucb(full_ridge(K, d), determinant_radius(d)), clucb_rule)
 
 
-def clucb2(K: int, d: int) -> Conservative:
+def clucb2(K: int, d: int) -> Policy:
     """CLUCB2 (Garcelon et al.) over K arms in R^d."""
     return wrap(linear_ucb(full_ridge(K, d), determinant_radius(d)), clucb2_rule)
 
 
-def c3ucb(K: int, d: int, m: int) -> Conservative:
+def c3ucb(K: int, d: int, m: int) -> Policy:
     """C3UCB over K base arms in R^d with super arms of size m."""
     return wrap(linear_ucb(full_ridge(K, d), determinant_radius(d), top_m(m)), c3ucb_rule)

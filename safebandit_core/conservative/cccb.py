@@ -5,7 +5,7 @@ paper's experiments). C2UCB (Qin, Chen and Zhu 2014) as GenCB-CCCB's A_S: the or
 is the top-m base arms by ``w̄_e = ⟨x_e, θ̂⟩ + β ‖x_e‖_{V⁻¹}`` (stable: ties → lowest index) with
 the radius of ALGORITHMS.md §2.1, ``β = sqrt(d · log(2 m_t² (1 + m_t K L²/λ))) + sqrt(λ)·S``
 (``m_t`` the regular-play counter); semi-bandit feedback adds every ``x_e x_eᵀ`` to V and every
-``w_{t,e} x_e`` to b (the ridge of :mod:`.clb`).
+``w_{t,e} x_e`` to b (the ridge of :mod:`.ridge`).
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from .clb import Select, full_ridge, linear_ucb, oful_radius
 from .gencb import StandardPolicy
+from .ridge import Select, full_ridge, linear_ucb, oful_radius
 
 
 def top_m(m: int) -> Select:

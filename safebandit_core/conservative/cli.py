@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import argparse
 
+from .. import families
 from ..cli import CliError, check_device, check_out_path, emit, settings_error_line, write_frame
 from ..settings import SettingsError
-from .stream import POLICIES, PROBLEMS
+from .instances import describe_instance, make_instance
+from .settings import POLICIES, PROBLEMS, ConservativeSettings
 
 HELP = "Conservative bandits (seed 001): GenCB, its expected-reward baselines or the unconstrained policy."
 
@@ -42,10 +44,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Validate, run, print the summary (and write the tidy frame with ``--out``)."""
-    from . import sim
-
     out_path = check_out_path(args.out)
-    settings = sim.ConservativeSettings(
+    settings = ConservativeSettings(
         problem=args.problem, policies=(args.policy,), K=args.K, d=args.d, m=args.m, alpha=args.alpha,
         mu0=args.mu0, T=args.T, seeds=args.seeds, base_seed=args.base_seed, lam=args.lam, S=args.S, L=args.L,
         precision=args.precision)
@@ -54,21 +54,23 @@ def run(args: argparse.Namespace) -> int:
     except SettingsError as err:
         raise CliError(settings_error_line(err, FLAGS)) from None
     check_device(args.device)
-    result = sim.run_all(settings, device=args.device)
-    row = sim.summary(result).iloc[0]
-    inst = result.instance
+    try:
+        result = families.run(settings, device=args.device)
+    except SettingsError as err:
+        raise CliError(settings_error_line(err, FLAGS)) from None
+    row = families.summary(result).iloc[0]
+    inst = make_instance(settings)
     report = {
         "problem": settings.problem, "policy": args.policy, "K": settings.K,
         "d": settings.dim, "m": settings.size, "T": settings.T, "seeds": settings.seeds,
         "base_seed": settings.base_seed, "alpha": settings.alpha, "mu0": inst.mu0,
         "mu0_derived": not inst.mu0_given, "best_mean": inst.best,
-        "default_pulls_mean": float(row["default_pulls_mean"]), "cum_regret_mean": float(row["cum_regret_mean"]),
-        "cum_regret_std": float(row["cum_regret_std"]), "cum_regret_min": float(row["cum_regret_min"]),
-        "cum_regret_max": float(row["cum_regret_max"]), "min_slack": float(row["min_slack"]),
+        **{k: float(row[k]) for k in ("default_pulls_mean", "cum_regret_mean", "cum_regret_std", "cum_regret_min",
+                                      "cum_regret_max", "min_slack")},
         "seconds": round(result.seconds, 3), "device": result.device, "precision": result.precision,
     }
     if out_path is not None:
-        write_frame(sim.tidy_frame(result), out_path)
+        write_frame(families.tidy(result), out_path)
         report["out"] = str(out_path)
-    emit(report, args.json, text_lines=[sim.describe_instance(settings)])
+    emit(report, args.json, text_lines=[describe_instance(settings)])
     return 0

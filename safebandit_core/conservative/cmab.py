@@ -17,8 +17,8 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
-from .clb import Ridge, RidgeFit
 from .gencb import Params, StandardPolicy
+from .ridge import Ridge, RidgeFit
 
 
 class UCBState(NamedTuple):
@@ -45,11 +45,14 @@ def ucb_width(params: Params, n: jax.Array, m: jax.Array) -> jax.Array:
     return jnp.sqrt(2 * jnp.log(m) / n)
 
 
-def init_counts(params: Params) -> UCBState:
-    """No plays yet."""
-    K = params.means.shape[0]
-    zeros = jnp.zeros(K, params.mu0.dtype)
-    return UCBState(counts=zeros, sums=zeros)
+def counts_init(K: int) -> Callable[[Params], UCBState]:
+    """The ``init`` of per-arm statistics over K arms: no plays yet."""
+
+    def init(params: Params) -> UCBState:
+        zeros = jnp.zeros(K, params.mu0.dtype)
+        return UCBState(counts=zeros, sums=zeros)
+
+    return init
 
 
 def update_counts(params: Params, state: UCBState, mask: jax.Array, obs: jax.Array) -> UCBState:
@@ -69,7 +72,7 @@ def ucb(K: int, width: Width = ucb_width) -> StandardPolicy:
         mask = jax.nn.one_hot(jnp.argmax(index), K, dtype=params.mu0.dtype)
         return mask, UCBInfo(index=index, mean=mean, width=w)
 
-    return StandardPolicy(init=init_counts, act=act, update=update_counts)
+    return StandardPolicy(init=counts_init(K), act=act, update=update_counts)
 
 
 def onehot_ridge(K: int) -> Ridge:
@@ -81,4 +84,4 @@ def onehot_ridge(K: int) -> Ridge:
         width = 1 / jnp.sqrt(diag)
         return RidgeFit(mean=state.sums / diag, width=width, logdet=jnp.sum(jnp.log(diag)), white=width)
 
-    return Ridge(init=init_counts, fit=fit, update=update_counts, dim=K)
+    return Ridge(init=counts_init(K), fit=fit, update=update_counts, dim=K)

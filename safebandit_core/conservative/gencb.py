@@ -7,8 +7,9 @@ including the one being decided; A_S is updated with regular plays only. An acti
 mask over the K base arms (one arm for CMAB and CLB, m arms for a CCCB super arm), so the
 observed reward of a regular play is ``mask · obs`` and the same wrapper serves every problem.
 
-The wrapper keeps the book of Algorithm 1 in a :class:`Ledger` and, every round t, asks a
-*rule* whether to play A_S's proposal or the default arm x_0 (which pays the known μ_0):
+:func:`wrap` turns A_S and a *rule* into a :class:`~safebandit_core.model.Policy`. It keeps the book
+of Algorithm 1 in a :class:`Ledger` and, every round t, asks the rule whether to play A_S's proposal
+or the default arm x_0 (which pays the known μ_0):
 
 - GenCB's rule (ALGORITHMS.md §2.1) is the sample-path check
   ``r_S(t−1) + N_0(t−1)·μ_0 ≥ (1 − α)·μ_0·t`` (worst case: this pull pays 0); at t = 1 it fails,
@@ -16,6 +17,10 @@ The wrapper keeps the book of Algorithm 1 in a :class:`Ledger` and, every round 
 - the expected-reward baselines (ConUCB, CLUCB, CLUCB2, C3UCB in :mod:`.baselines`) are other
   rules over the same book and A_S's confidence bounds;
 - the unconstrained policies (UCB, LinUCB, C2UCB) are A_S with :func:`unconstrained`.
+
+The action is an :class:`Action` (default flag and mask); the environment answers with a
+:class:`Feedback` (the reward received and the outcomes of the played base arms), and the policy
+reports ``action`` (arm index, −1 for x_0), ``default`` and ``slack`` every round.
 
 Numerics: ``r_S + N_0·μ_0`` (all reward received so far) and ``(1 − α)·μ_0·t`` are kept as running
 sums, so the check is a comparison of two sums of the played rewards and of ``(1 − α)·μ_0``: no
@@ -32,14 +37,17 @@ from typing import Any, NamedTuple
 import jax
 import jax.numpy as jnp
 
+from ..model import Policy
+
 State = Any
 Info = Any
 
 
 class Params(NamedTuple):
-    """Numeric settings of one run (traced: one compiled function sweeps them with ``vmap``).
+    """A policy's numeric settings (traced: one compiled function sweeps them with ``vmap``).
 
-    Shapes are unbatched; with ``runner.run(..., grid=True)`` every leaf gets a leading axis.
+    What the agent knows: α, μ_0, the bounds and the arms' features. The true means and the
+    outcomes are the environment's (:mod:`.env`), never a policy's.
     """
 
     alpha: jax.Array  # () tolerance α ∈ (0, 1)
@@ -48,9 +56,7 @@ class Params(NamedTuple):
     S: jax.Array  # () bound on ‖θ*‖
     L: jax.Array  # () bound on ‖x‖
     delta: jax.Array  # () confidence δ of the baselines (1/T by convention)
-    means: jax.Array  # (K,) true base-arm means (regret only; never seen by a policy)
     arms: jax.Array | None  # (K, d) base-arm features (CLB, CCCB); None for CMAB
-    table: jax.Array | None  # (T, K) pre-drawn outcomes (run on an explicit stream); None when drawn
 
 
 class StandardPolicy(NamedTuple):
@@ -58,8 +64,9 @@ class StandardPolicy(NamedTuple):
 
     ``act(params, state, m)`` returns a 0/1 mask of shape (K,) over base arms and an ``info``
     pytree of the confidence bounds it used (rules read them); ``m`` ≥ 1 is A_S's horizon.
-    ``update(params, state, mask, obs)`` takes the round's outcome row ``obs`` (K,) and learns
-    from the entries the mask selects (bandit or semi-bandit feedback).
+    ``update(params, state, mask, obs)`` takes the observed outcomes ``obs`` (K,) of the played
+    base arms (0 elsewhere) and learns from the entries the mask selects (bandit or semi-bandit
+    feedback).
     """
 
     init: Callable[[Params], State]
@@ -79,13 +86,25 @@ class Ledger(NamedTuple):
     line: jax.Array  # () float, (1 − α)·μ_0·t as a running sum
 
 
-class Outcome(NamedTuple):
-    """What one round of a conservative policy did."""
+class Action(NamedTuple):
+    """What a conservative policy plays in one round."""
 
-    default: jax.Array  # () bool, the default arm x_0 was played
+    default: jax.Array  # () bool, the default arm x_0
     mask: jax.Array  # (K,) 0/1 base arms played (all zero for x_0)
-    reward: jax.Array  # () received reward: mask · obs, or μ_0 for x_0
-    slack: jax.Array  # () r_S(t) + N_0(t)·μ_0 − (1 − α)·μ_0·t after the round
+
+
+class Feedback(NamedTuple):
+    """What the environment returns for an :class:`Action` (bandit or semi-bandit feedback)."""
+
+    reward: jax.Array  # () received reward: mask · outcomes, or μ_0 for x_0
+    observed: jax.Array  # (K,) outcomes of the played base arms, 0 elsewhere
+
+
+class ConservativeState(NamedTuple):
+    """A wrapped policy's state: A_S's own and the book of Algorithm 1."""
+
+    inner: State  # A_S's state (learns from regular plays only)
+    ledger: Ledger
 
 
 Rule = Callable[[Params, State, jax.Array, Info, Ledger, jax.Array], tuple[jax.Array, jax.Array]]
@@ -108,55 +127,81 @@ def unconstrained(params: Params, state: State, mask: jax.Array, info: Info, led
     return jnp.asarray(True), mask
 
 
-class Conservative(NamedTuple):
-    """A standard policy wrapped by a rule: ``init(params) -> carry``, ``step(params, carry, obs)``."""
-
-    init: Callable[[Params], tuple[State, Ledger]]
-    step: Callable[[Params, tuple[State, Ledger], jax.Array], tuple[tuple[State, Ledger], Outcome]]
-
-
 def _empty_ledger(dtype: jnp.dtype) -> Ledger:
     zi = jnp.zeros((), jnp.int32)
     zf = jnp.zeros((), dtype)
     return Ledger(t=zi, m=zi, n0=zi, r_s=zf, bank0=zf, total=zf, line=zf)
 
 
-def wrap(policy: StandardPolicy, rule: Rule = sample_path_check) -> Conservative:
+def _line(params: Params, ledger: Ledger) -> jax.Array:
+    """(1 − α)·μ_0·t for the round after ``ledger``, as a running sum."""
+    return ledger.line + (1 - params.alpha) * params.mu0
+
+
+def wrap(policy: StandardPolicy, rule: Rule = sample_path_check) -> Policy:
     """Algorithm 1 around ``policy`` with the given ``rule`` (default: GenCB's sample-path check).
 
     Round t: A_S proposes with horizon ``m + 1``; if the rule passes, the proposal is played,
     ``m ← m + 1``, ``r_S ← r_S + reward`` and A_S is updated; otherwise x_0 is played, pays μ_0,
-    and ``N_0 ← N_0 + 1`` (A_S sees nothing).
+    and ``N_0 ← N_0 + 1`` (A_S sees nothing). The round's outcomes in ``obs`` are never read:
+    the policy learns from the :class:`Feedback` only.
     """
 
-    def init(params: Params) -> tuple[State, Ledger]:
-        return policy.init(params), _empty_ledger(params.mu0.dtype)
+    def init(params: Params) -> ConservativeState:
+        return ConservativeState(policy.init(params), _empty_ledger(params.mu0.dtype))
 
-    def step(params: Params, carry: tuple[State, Ledger], obs: jax.Array) -> tuple[tuple[State, Ledger], Outcome]:
-        state, led = carry
-        dtype = params.mu0.dtype
-        line = led.line + (1 - params.alpha) * params.mu0
-        proposal, info = policy.act(params, state, (led.m + 1).astype(dtype))
-        go, proposal = rule(params, state, proposal, info, led, line)
-        mask = jnp.where(go, proposal, jnp.zeros_like(proposal))
-        reward = jnp.where(go, mask @ obs, params.mu0)
-        learned = policy.update(params, state, mask, obs)
-        state = jax.tree_util.tree_map(lambda new, old: jnp.where(go, new, old), learned, state)
-        zero = jnp.zeros((), dtype)
+    def act(params: Params, state: ConservativeState, obs: Any) -> tuple[Action, Info]:
+        led = state.ledger
+        proposal, info = policy.act(params, state.inner, (led.m + 1).astype(params.mu0.dtype))
+        go, proposal = rule(params, state.inner, proposal, info, led, _line(params, led))
+        return Action(default=~go, mask=jnp.where(go, proposal, jnp.zeros_like(proposal))), info
+
+    def update(params: Params, state: ConservativeState, obs: Any, action: Action,
+               fb: Feedback) -> ConservativeState:
+        led = state.ledger
+        go = ~action.default
+        learned = policy.update(params, state.inner, action.mask, fb.observed)
+        inner = jax.tree_util.tree_map(lambda new, old: jnp.where(go, new, old), learned, state.inner)
+        zero = jnp.zeros((), params.mu0.dtype)
         led = Ledger(
             t=led.t + 1,
             m=led.m + go.astype(jnp.int32),
-            n0=led.n0 + (~go).astype(jnp.int32),
-            r_s=led.r_s + jnp.where(go, reward, zero),
+            n0=led.n0 + action.default.astype(jnp.int32),
+            r_s=led.r_s + jnp.where(go, fb.reward, zero),
             bank0=led.bank0 + jnp.where(go, zero, params.mu0),
-            total=led.total + reward,
-            line=line,
+            total=led.total + fb.reward,
+            line=_line(params, led),
         )
-        return (state, led), Outcome(default=~go, mask=mask, reward=reward, slack=led.total - line)
+        return ConservativeState(inner, led)
 
-    return Conservative(init=init, step=step)
+    def report(params: Params, state: ConservativeState, action: Action, info: Info) -> dict[str, jax.Array]:
+        led = state.ledger
+        return {
+            "action": jnp.where(action.default, -1, jnp.argmax(action.mask)).astype(jnp.int32),
+            "default": action.default,
+            "slack": led.total - led.line,
+        }
+
+    return Policy(init=init, act=act, update=update, report=report)
 
 
-def gencb(policy: StandardPolicy) -> Conservative:
+def gencb(policy: StandardPolicy) -> Policy:
     """GenCB (seed 001, Algorithm 1) around a standard policy: GenCB-CMAB/CLB/CCCB with UCB/LinUCB/C2UCB."""
     return wrap(policy, sample_path_check)
+
+
+def with_super_arm(policy: Policy) -> Policy:
+    """``policy`` that also reports ``super``, the played super arm as an int64 bit mask (0 for x_0; K ≤ 62).
+
+    ``action`` stays the lowest index of the super arm (CCCB).
+    """
+    inner = policy.report
+
+    def report(params: Params, state: Any, action: Action, info: Info) -> dict[str, jax.Array]:
+        out = dict(inner(params, state, action, info))
+        K = action.mask.shape[0]
+        bits = jnp.left_shift(jnp.int64(1), jnp.arange(K, dtype=jnp.int64))
+        out["super"] = jnp.sum(jnp.where(action.mask > 0, bits, 0))
+        return out
+
+    return policy._replace(report=report)

@@ -3,6 +3,8 @@
 - Exact agreement of ``run_on_stream`` with small NumPy float64 implementations written here from
   the spec (no core logic imported): identical actions, rewards to 1e-12, slack and regret to 1e-9.
 - GenCB's slack is ≥ 0 at every round of every run (hypothesis), round 1 plays the default arm.
+- Common random numbers: every policy in one scan gives exactly what it gives run alone.
+- The family: registered, grids over its traced fields, derived and summary columns.
 - Seed 001's CMAB instance: GenCB against ConUCB.
 - The ``conservative`` command line: the JSON contract and one-line errors.
 
@@ -14,6 +16,7 @@ spec's product form).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import subprocess
@@ -24,14 +27,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from safebandit_core.conservative import run_on_stream
-from safebandit_core.conservative.sim import (
+from safebandit_core import families
+from safebandit_core.conservative import (
+    FAMILY,
+    POLICIES,
     ConservativeSettings,
     describe_instance,
     make_instance,
-    run_all,
-    summary,
-    sweep,
+    run_on_stream,
 )
 from safebandit_core.settings import SettingsError, from_dict, to_json
 from tests.conftest import ROOT
@@ -278,7 +281,7 @@ def test_gencb_slack_is_never_negative(shape, alpha, level, base_seed):
     m = 2 if problem == "cccb" else 1
     s = ConservativeSettings(problem=problem, policies=("gencb",), K=K, d=3, m=2, alpha=alpha, mu0=level * m,
                              T=200, seeds=6, base_seed=base_seed, precision="float64")
-    out = run_all(s, device="cpu").outputs["gencb"]
+    out = families.run(s, device="cpu").policy_outputs("gencb")
     assert (out["slack"] >= 0).all()
     assert (out["action"][:, 0] == -1).all() and out["default"][:, 0].all()
 
@@ -286,24 +289,41 @@ def test_gencb_slack_is_never_negative(shape, alpha, level, base_seed):
 def test_float32_runs_keep_gencb_safe():
     s = ConservativeSettings(problem="cccb", policies=("gencb",), K=6, d=3, m=2, alpha=0.05, T=300, seeds=3,
                              precision="float32")
-    res = run_all(s, device="cpu")
-    assert res.outputs["gencb"]["slack"].dtype == np.float32
-    assert (res.outputs["gencb"]["slack"] >= 0).all()
-    row = summary(res).iloc[0]
+    res = families.run(s, device="cpu")
+    assert res.precision == "float32" and res.outputs["slack"].dtype == np.float32
+    assert (res.outputs["slack"] >= 0).all()
+    row = families.summary(res).iloc[0]
     assert row["policy"] == "gencb" and row["min_slack"] >= 0 and 0 < row["default_pulls_mean"] < 300
 
 
 def test_grid_sweep_matches_single_runs():
     base = ConservativeSettings(problem="cmab", policies=("gencb",), K=3, alpha=0.05, mu0=0.7, T=200, seeds=6,
                                 precision="float64")
-    frame = sweep(base, alphas=(0.05, 0.5), mu0s=(0.5, 0.7), device="cpu")
+    cells = [{"alpha": a, "mu0": m} for a in (0.05, 0.5) for m in (0.5, 0.7)]
+    frame = families.summary(families.run(base, device="cpu", cells=cells))
     assert len(frame) == 4 and (frame["min_slack"] >= 0).all()
     by = frame.set_index(["alpha", "mu0"])
     for mu0 in (0.5, 0.7):
         assert by.loc[(0.5, mu0), "default_pulls_mean"] < by.loc[(0.05, mu0), "default_pulls_mean"]
-    single = summary(run_all(base, device="cpu")).iloc[0]
+    single = families.summary(families.run(base, device="cpu")).iloc[0]
     for col in ("default_pulls_mean", "cum_regret_mean", "min_slack"):
         assert by.loc[(0.05, 0.7), col] == pytest.approx(single[col], abs=1e-9)
+
+
+def test_grid_over_the_ridge_and_bounds_matches_single_runs():
+    base = ConservativeSettings(problem="clb", K=5, d=3, alpha=0.05, T=150, seeds=2, base_seed=3, precision="float64")
+    cells = [{"lam": 2.0, "L": 1.2}, {"lam": 1.0, "S": 0.8}]
+    grid = families.run(base, device="cpu", cells=cells)
+    for i, cell in enumerate(cells):
+        alone = families.run(dataclasses.replace(base, **cell), device="cpu")
+        for p in base.policy_list():
+            want = alone.policy_outputs(p)
+            got = grid.policy_outputs(p, cell=i)
+            np.testing.assert_array_equal(got["action"], want["action"])
+            np.testing.assert_allclose(got["slack"], want["slack"], rtol=0, atol=1e-9)
+    with pytest.raises(SettingsError) as err:
+        families.run(base, device="cpu", cells=[{"K": 4}])
+    assert err.value.field == "K"
 
 
 def test_settings_round_trip_instances_and_messages():
@@ -329,6 +349,56 @@ def test_settings_round_trip_instances_and_messages():
         assert np.array_equal(make_instance(st_).arms, inst.arms)  # deterministic in base_seed
 
 
+# ----------------------------------------------------------------------------- one scan, common random numbers
+
+CRN_SHAPES = [dict(problem="cmab", K=6), dict(problem="clb", K=6, d=3), dict(problem="cccb", K=6, d=3, m=2)]
+
+
+@pytest.mark.parametrize("shape", CRN_SHAPES, ids=[s_["problem"] for s_ in CRN_SHAPES])
+@pytest.mark.parametrize("precision", ["float64", "float32"])
+def test_every_policy_in_one_scan_equals_each_run_alone(shape, precision):
+    s = ConservativeSettings(**shape, policies=POLICIES[shape["problem"]], alpha=0.1, T=300, seeds=3, base_seed=9,
+                             precision=precision)
+    together = families.run(s, device="cpu")
+    assert together.policies == POLICIES[shape["problem"]]
+    for p in s.policies:
+        alone = families.run(dataclasses.replace(s, policies=(p,)), device="cpu")
+        want = alone.policy_outputs(p)
+        got = together.policy_outputs(p)
+        assert set(got) == set(want)
+        for k in want:
+            np.testing.assert_array_equal(got[k], want[k], err_msg=f"{p} {k}")
+
+
+def test_the_family_is_registered_and_its_outputs_are_tidy():
+    s = ConservativeSettings(problem="cccb", K=6, d=3, m=2, alpha=0.05, T=120, seeds=2, base_seed=4,
+                             precision="float64")
+    assert families.get("conservative") is FAMILY and families.of(s) is FAMILY
+    assert [FAMILY.axis(f).field for f in ("alpha", "mu0")] == ["alpha", "mu0"]
+    run = families.run(s, device="cpu")
+    assert run.policies == ("gencb", "c3ucb", "c2ucb") and run.labels == ["GenCB", "C3UCB", "C2UCB"]
+    out = run.policy_outputs("gencb")
+    np.testing.assert_array_equal(out["default_pulls"], np.cumsum(out["default"], axis=-1))
+    np.testing.assert_allclose(out["cum_regret"], np.cumsum(out["regret"], axis=-1), rtol=0, atol=1e-12)
+    mu0 = make_instance(s).mu0
+    np.testing.assert_allclose(out["baseline_line"][0], (1 - s.alpha) * mu0 * np.arange(1, s.T + 1), atol=1e-12)
+    # The slack is the cumulative reward minus the baseline line (the same two sums, up to rounding).
+    np.testing.assert_allclose(out["slack"], out["cum_reward"] - out["baseline_line"], rtol=0, atol=1e-9)
+    held = (out["super"][..., None] >> np.arange(s.K)) & 1
+    assert (held.sum(axis=-1) == np.where(out["default"], 0, s.m)).all()
+    frame = families.tidy(run)
+    assert list(frame.columns[:5]) == ["kind", "policy", "label", "seed", "t"] and len(frame) == 3 * 2 * 120
+    table = families.summary(run).set_index("policy")
+    for p in run.policies:
+        o = run.policy_outputs(p)
+        n0 = o["default"].sum(axis=-1)
+        assert table.loc[p, "default_pulls"] == table.loc[p, "default_pulls_mean"] == pytest.approx(n0.mean())
+        assert table.loc[p, "min_slack"] == o["slack"].min()
+        cum = o["regret"].sum(axis=-1)
+        assert table.loc[p, "cum_regret_std"] == pytest.approx(cum.std(ddof=1))
+    assert table.loc["gencb", "min_slack"] >= 0
+
+
 # ----------------------------------------------------------------------------- seed 001's CMAB
 
 def test_seed001_cmab_gencb_against_conucb():
@@ -337,7 +407,8 @@ def test_seed001_cmab_gencb_against_conucb():
     once UCB concentrates (crossing near T ≈ 3.5·10⁴): checked at T = 5·10⁴."""
     s = ConservativeSettings(problem="cmab", policies=("gencb", "conucb"), K=72, alpha=0.05, mu0=0.7,
                              T=50_000, seeds=5, precision="float64")
-    out = run_all(s, device="cpu").outputs
+    run = families.run(s, device="cpu")
+    out = {p: run.policy_outputs(p) for p in run.policies}
     n0 = {p: out[p]["default"].sum(axis=1) for p in out}
     early = {p: out[p]["default"][:, :10_000].sum(axis=1).mean() for p in out}
     regret = {p: out[p]["regret"].sum(axis=1).mean() for p in out}
@@ -419,8 +490,6 @@ def test_cli_bad_input_as_a_process():
 
 
 def test_a_run_too_large_for_memory_is_a_settings_error_naming_T():
-    from safebandit_core.conservative.sim import ConservativeSettings, simulate
-
     with pytest.raises(SettingsError) as err:
-        next(simulate(ConservativeSettings(T=1_000_000, seeds=1_000)))
+        next(families.simulate(ConservativeSettings(T=1_000_000, seeds=1_000)))
     assert err.value.field == "T" and "at most about" in err.value.allowed
