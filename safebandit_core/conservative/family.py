@@ -10,6 +10,7 @@ composed model, so the cross-checks against a reference check the code the batch
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from typing import Any
 
@@ -22,7 +23,7 @@ from .. import model as M
 from .. import runner
 from ..results import interval95
 from ..settings import SettingsError, check_int_range, check_open_unit, check_positive
-from .env import EnvParams, make_env
+from .env import DRAWS, EnvParams, make_env
 from .instances import make_instance
 from .policies import make_params, make_policy, policy_params
 from .settings import (
@@ -110,6 +111,34 @@ def memory_bytes(s: ConservativeSettings) -> int:
     return len(s.policy_list()) * s.seeds * (s.T * BYTES_PER_ROUND + state)
 
 
+def resolved(s: ConservativeSettings) -> ConservativeSettings:
+    """The settings with the instance's μ_0 and ‖θ*‖ bound filled in where they were left to the default."""
+    inst = make_instance(s)
+    return dataclasses.replace(s, mu0=inst.mu0, S=inst.S)
+
+
+def baseline(s: ConservativeSettings) -> float:
+    """μ_best − (1 − α)·μ_0: regret per round of a learner earning exactly the baseline (seed 001 §5)."""
+    inst = make_instance(s)
+    return float(inst.best - (1 - s.alpha) * inst.mu0)
+
+
+def draw_stream(s: ConservativeSettings, seed_index: int = 0) -> dict[str, np.ndarray]:
+    """The T×K table of outcomes seed ``seed_index`` of a run of ``s`` sees (for replays and cross-checks)."""
+    precision = FAMILY.precision_of(s)
+    env_p = params(s, precision)[0]
+    key = runner.seed_keys(s.base_seed + seed_index, 1)[0]
+    table = jax.vmap(lambda t: DRAWS["bernoulli"](env_p, key, t).outcomes)(jnp.arange(s.T))
+    return {"rewards": np.asarray(table)}
+
+
+def _on_stream(s: ConservativeSettings, policy: str, st: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    inst = make_instance(s)
+    m = s.m if s.problem == "cccb" else None
+    return run_on_stream(s.problem, policy, st["rewards"], alpha=s.alpha, mu0=inst.mu0, means=inst.means,
+                         arms=inst.arms, m=m, S=inst.S, L=s.L, lam=s.lam, delta=1.0 / s.T)
+
+
 FAMILY = M.Family(
     kind=ConservativeSettings.KIND,
     settings_cls=ConservativeSettings,
@@ -126,6 +155,10 @@ FAMILY = M.Family(
     derive=derive,
     summarize=summarize,
     memory_bytes=memory_bytes,
+    resolved=resolved,
+    baseline=baseline,
+    stream=lambda s, i: draw_stream(s, i),
+    on_stream=lambda s, p, st: _on_stream(s, p, st),
 )
 
 
