@@ -13,10 +13,11 @@ from typing import Any
 import pandas as pd
 
 from . import model as M
+from .battery.family import FAMILY as BATTERY
 from .dose.family import FAMILY as DOSE
 from .settings import SettingsError
 
-FAMILIES: dict[str, M.Family] = {f.kind: f for f in (DOSE,)}
+FAMILIES: dict[str, M.Family] = {f.kind: f for f in (DOSE, BATTERY)}
 
 
 def get(kind: str) -> M.Family:
