@@ -13,12 +13,14 @@ from typing import Any
 import pandas as pd
 
 from . import model as M
+from .battery.family import FAMILY as BATTERY
 from .conservative.family import FAMILY as CONSERVATIVE
 from .dose.family import FAMILY as DOSE
 from .meanvar.family import FAMILY as MEANVAR
 from .settings import SettingsError
 
-FAMILIES: dict[str, M.Family] = {f.kind: f for f in (DOSE, CONSERVATIVE, MEANVAR)}
+FAMILIES: dict[str, M.Family] = {f.kind: f for f in (DOSE, CONSERVATIVE, MEANVAR, BATTERY)}
+FAMILIES: dict[str, M.Family] = {f.kind: f for f in (DOSE, CONSERVATIVE, MEANVAR, BATTERY)}
 
 
 def get(kind: str) -> M.Family:

@@ -1,6 +1,6 @@
-"""Build the per-step RW26 table shipped in the package (``safebandit_core/data/rw26_steps.csv.gz``).
+"""Build the per-step RW26 table shipped in the package (``safebandit_core/battery/rw26_steps.csv.gz``).
 
-Reads NASA's ``RW26.mat`` with :func:`safebandit_core.data.battery.load_steps` and writes the
+Reads NASA's ``RW26.mat`` with :func:`safebandit_core.battery.loader.load_steps` and writes the
 table as gzipped CSV, with floats rounded to what the instruments resolve (time 10 ms,
 voltage 0.1 mV, current 0.1 mA, temperature 1 mK) so the file stays small.
 
@@ -17,7 +17,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from safebandit_core.data.battery import EMBEDDED_TABLE, load_steps  # noqa: E402
+from safebandit_core.battery.loader import EMBEDDED_TABLE, load_steps  # noqa: E402
 
 DECIMALS = {
     "time_start": 2,
@@ -35,7 +35,7 @@ def main(argv: list[str] | None = None) -> int:
     """Parse arguments, build the table, report its size."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("mat", nargs="?", default=str(REPO / ".." / "shared" / "data" / "nasa" / "RW26.mat"))
-    parser.add_argument("--out", default=str(REPO / "safebandit_core" / "data" / EMBEDDED_TABLE))
+    parser.add_argument("--out", default=str(REPO / "safebandit_core" / "battery" / EMBEDDED_TABLE))
     args = parser.parse_args(argv)
     steps = load_steps(args.mat).round(DECIMALS)
     steps["date"] = steps["date"].dt.strftime("%Y-%m-%d %H:%M:%S")

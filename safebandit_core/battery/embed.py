@@ -22,6 +22,8 @@ from typing import Any, Protocol
 import numpy as np
 import pandas as pd
 
+from . import cache
+
 WINDOW_FIELDS: dict[str, int | None] = {
     "comment": None,
     "type": None,
@@ -169,6 +171,36 @@ class SentenceEmbedder:
             show_progress_bar=False,
         )
         return np.asarray(vectors, dtype=np.float64).reshape(len(texts), self.dim)
+
+
+class CachedEmbedder:
+    """An embedder whose results are memoised in :data:`safebandit_core.battery.cache.MEMO` (embeddings are
+    deterministic).
+
+    The key is the inner embedder's name, size and seed with a BLAKE2b digest of the texts, so a
+    refit with another ridge, or a second page visit, reuses the vectors of the same table. The
+    vectors are returned read-only.
+    """
+
+    def __init__(self, inner: Embedder) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.dim = inner.dim
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """The inner embedder's ``(len(texts), dim)`` array, computed once per distinct input."""
+        digest = hashlib.blake2b(digest_size=16)
+        for text in texts:
+            digest.update(text.encode())
+            digest.update(b"\0")
+        key = ("embedding", self.name, self.dim, getattr(self.inner, "seed", None), len(texts), digest.hexdigest())
+        return cache.MEMO.get(key, lambda: _read_only(self.inner.embed(texts)))
+
+
+def _read_only(vectors: Any) -> np.ndarray:
+    out = np.asarray(vectors, dtype=np.float64)
+    out.setflags(write=False)
+    return out
 
 
 def available_embedders() -> list[str]:

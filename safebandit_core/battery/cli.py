@@ -7,32 +7,34 @@ shared fields beside them, and every policy's figures under ``by_policy``.
 from __future__ import annotations
 
 import argparse
+import os
 
-from .. import cli
+from .. import cli, families
 from ..dose.policies import NAMES
 from ..settings import SettingsError
-from . import experiment
-from .battery import BatteryDataError
+from . import family
 from .embed import HASH_EMBEDDER, SENTENCE_EMBEDDER, EmbedderUnavailable
+from .loader import BatteryDataError
+from .settings import DEFAULT_DIM, DEFAULT_FIT_LAM, POLICIES, TAUS, BatteryReplaySettings
 
 HELP = "NASA Li-ion battery replay (seed 000 sec. 7): fit half a NASA file, replay HPC-UCB, eps-Greedy, On-Expectation."
 
-_FLAGS = {"d": "--dim", "T": "--T", "tau": "--tau", "seeds": "--seeds", "fit_lam": "--fit-lam", "lam": "--lam",
+_FLAGS = {"dim": "--dim", "T": "--T", "tau": "--tau", "seeds": "--seeds", "fit_lam": "--fit-lam", "lam": "--lam",
           "delta": "--delta", "delta_prime": "--delta-prime", "eps": "--eps", "base_seed": "--base-seed",
-          "precision": "--precision", "policies": "--policy", "policy": "--policy"}
+          "precision": "--precision", "policies": "--policy", "path": "--data"}
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """Flags of the ``battery`` command."""
     p.add_argument("--data", default=None, metavar="FILE.mat",
                    help="a NASA randomized-usage .mat file (e.g. RW9.mat); default: the embedded RW26 table")
-    p.add_argument("--tau", type=float, default=experiment.TAUS[0], help="cost limit tau > 0 (the paper: 0.1, 0.2)")
+    p.add_argument("--tau", type=float, default=TAUS[0], help="cost limit tau > 0 (the paper: 0.1, 0.2)")
     p.add_argument("--T", type=int, default=None,
                    help="rounds >= 1 (default: every replay round; more goes through them again)")
-    p.add_argument("--dim", type=int, default=experiment.DEFAULT_DIM, help="hash-embedding size d >= 1")
+    p.add_argument("--dim", type=int, default=DEFAULT_DIM, help="hash-embedding size d >= 1")
     p.add_argument("--embedder", default=HASH_EMBEDDER, help="hash, or sentence (with --model)")
     p.add_argument("--model", default=None, help="a local sentence-transformers model (directory or cached name)")
-    p.add_argument("--fit-lam", type=float, default=experiment.DEFAULT_FIT_LAM,
+    p.add_argument("--fit-lam", type=float, default=DEFAULT_FIT_LAM,
                    help="ridge of the ground-truth fit > 0 (sets the norm bound S)")
     p.add_argument("--policy", default="all", help=f"one of {', '.join(NAMES)}, or 'all' (default)")
     p.add_argument("--seeds", type=int, default=1, help="noise seeds >= 1")
@@ -56,33 +58,38 @@ def _embedder(args: argparse.Namespace) -> str:
     raise cli.CliError(f"error: --embedder must be hash or sentence (got {args.embedder!r})")
 
 
-def run_command(args: argparse.Namespace) -> int:
-    """Check the flags, fit, replay, print the summary."""
+def settings_of(args: argparse.Namespace) -> BatteryReplaySettings:
+    """The replay settings the flags ask for (validated; one line naming the flag otherwise)."""
     if args.policy != "all" and args.policy not in NAMES:
         raise cli.CliError(f"error: --policy must be one of {', '.join(NAMES)}, all (got {args.policy!r})")
-    policies = experiment.POLICIES if args.policy == "all" else (args.policy,)
-    embedder = _embedder(args)
     try:
-        experiment.check_request(tau=args.tau, T=args.T, dim=args.dim, seeds=args.seeds)
+        return BatteryReplaySettings(
+            source="embedded" if args.data is None else "path", path=args.data,
+            file=None if args.data is None else os.path.basename(args.data), dim=args.dim, embedder=_embedder(args),
+            fit_lam=args.fit_lam, T=args.T, seeds=args.seeds,
+            policies=POLICIES if args.policy == "all" else (args.policy,), base_seed=args.base_seed,
+            precision=args.precision, tau=args.tau, delta=args.delta, delta_prime=args.delta_prime, lam=args.lam,
+            eps=args.eps).validate()
     except SettingsError as err:
         raise cli.CliError(cli.settings_error_line(err, _FLAGS)) from None
+
+
+def run_command(args: argparse.Namespace) -> int:
+    """Check the flags, fit, replay through the family registry, print the summary."""
+    settings = settings_of(args)
     cli.check_device(args.device)
     try:
-        run = experiment.prepare(args.data, dim=args.dim, embedder=embedder, tau=args.tau, T=args.T,
-                                 seeds=args.seeds, precision=args.precision, policies=policies,
-                                 fit_lam=args.fit_lam, base_seed=args.base_seed, delta=args.delta,
-                                 delta_prime=args.delta_prime, lam=args.lam, eps=args.eps)
-        experiment.check_contexts_fit(run, args.device)
+        run = family.prepare(settings)
+        family.check_contexts_fit(run, args.device)
     except SettingsError as err:
         raise cli.CliError(cli.settings_error_line(err, _FLAGS)) from None
     except (BatteryDataError, EmbedderUnavailable, ValueError) as err:
         raise cli.CliError(f"error: {err}") from None
-    outputs, seconds = experiment.run_replay(run, args.device)
-    result = experiment.summary_row(run, outputs, seconds=seconds, device=args.device)
-    lines = [f"battery replay of {run.source}: {run.settings.T} rounds x {run.settings.seeds} seeds, d = "
-             f"{run.settings.d}, tau = {run.settings.tau:g} on {result['device']} ({result['precision']}), "
-             f"{seconds:.2f} s"]
-    cli.emit(result, args.json, lines)
+    result = families.run(run.settings, args.device)
+    row = family.summary_row(run, result)
+    lines = [f"battery replay of {run.source}: {row['T']} rounds x {row['seeds']} seeds, d = {row['dim']}, "
+             f"tau = {row['tau']:g} on {row['device']} ({row['precision']}), {row['seconds']:.2f} s"]
+    cli.emit(row, args.json, lines)
     return 0
 
 

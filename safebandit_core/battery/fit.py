@@ -15,8 +15,8 @@ import numpy as np
 import pandas as pd
 import scipy.linalg
 
-from safebandit_core.data.battery import random_walk_discharges
-from safebandit_core.data.embed import Embedder, embed_windows, make_embedder
+from .embed import Embedder, embed_windows, make_embedder
+from .loader import random_walk_discharges
 
 
 class FitResult(NamedTuple):

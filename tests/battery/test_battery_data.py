@@ -13,15 +13,7 @@ import pandas as pd
 import pytest
 import scipy.io
 
-from safebandit_core.data.battery import (
-    COLUMN_DTYPES,
-    BatteryDataError,
-    load_embedded,
-    load_steps,
-    random_walk_discharges,
-    raw_samples,
-)
-from safebandit_core.data.embed import (
+from safebandit_core.battery.embed import (
     WINDOW_FIELDS,
     EmbedderUnavailable,
     HashEmbedder,
@@ -31,9 +23,17 @@ from safebandit_core.data.embed import (
     make_embedder,
     window_json,
 )
-from safebandit_core.data.fit import build_battery_problem, fit_linear
+from safebandit_core.battery.fit import build_battery_problem, fit_linear
+from safebandit_core.battery.loader import (
+    COLUMN_DTYPES,
+    BatteryDataError,
+    load_embedded,
+    load_steps,
+    random_walk_discharges,
+    raw_samples,
+)
 
-RW26 = Path(__file__).resolve().parents[2] / "shared" / "data" / "nasa" / "RW26.mat"
+RW26 = Path(__file__).resolve().parents[3] / "shared" / "data" / "nasa" / "RW26.mat"
 FIELDS = ("comment", "type", "time", "relativeTime", "voltage", "current", "temperature", "date")
 
 

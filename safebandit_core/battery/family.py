@@ -1,0 +1,392 @@
+"""The battery experiment of seed 000 §7 as a :class:`~safebandit_core.model.Family`: a NASA file → a fitted
+truth → the dose model's policies replayed on the data's contexts.
+
+:func:`prepare` reads the steps (the shipped RW26 table by default), embeds the JSON windows and fits
+θ*, μ* on the first half of the random-walk discharges
+(:func:`safebandit_core.battery.fit.build_battery_problem`), all memoised in
+:mod:`safebandit_core.battery.cache`. The :data:`FAMILY` runs the dose model with the ``contexts``
+stream source (:func:`safebandit_core.dose.family.make_model`): the contexts and the truth are the
+fit's, the rewards and costs get Gaussian noise drawn per seed. A grid (over τ, say) shares the
+T × d context table across its cells (:data:`GRID_AXES`).
+
+How the constants of the algorithm are set (shown on the page as well):
+
+- ``L`` = the largest context norm, which is 1: every embedding row has unit norm.
+- ``S`` = max(‖θ*‖, ‖μ*‖) of the fit itself, so Assumption 2.2 holds exactly for the replayed truth.
+- ``κ_r``, ``κ_c`` = the residual RMS of the two fits; the replay draws Gaussian noise with these stds.
+- The fit's ridge ``fit_lam`` = 0.1. The embedded contexts are nearly collinear (95 % of their
+  energy lies in one direction), so an almost unregularised fit (1e-3) needs ‖μ*‖ ≈ 33. Then the
+  round-1 safe dose τ/(b_δ + S·L) is 0.003 at τ = 0.1, and the bias term √λ·S·‖x‖_{Σ⁻¹} of the
+  confidence width keeps HPC-UCB far below the safe dose for the whole replay. With 0.1, S falls
+  to about 11 and fit R² falls only from 0.63/0.68 to 0.55/0.66 (reward/cost, RW26, d = 2048).
+  Over the full RW26 replay at d = 256, HPC-UCB then saves 43 % of the regret of staying at its
+  round-1 dose, against 29 % with 1e-3.
+- The learner's own ridge ``lam`` = 1 (ALGORITHMS.md's default); δ = δ′ = 0.05; ε = 0.5.
+
+Rewards and costs keep the fit's scaling (voltage drop over the largest drop, temperature rise
+over the largest rise), so τ = 0.1 allows a rise of a tenth of the largest one seen in the data.
+A horizon ``T`` longer than the replay half goes through its contexts again, in order, with
+fresh noise: RW26 has 3,636 replay rounds, the RW9–RW12 files of the paper about 10⁵.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import io
+import math
+import os
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
+from typing import Any, BinaryIO
+
+import jax.numpy as jnp
+import numpy as np
+import pandas as pd
+
+from .. import device as dev
+from .. import model as M
+from .. import runner
+from ..dose import family as dose_family
+from ..dose.env import EnvParams, Stream
+from ..dose.policies import LABELS
+from ..dose.settings import MAX_D, DoseSettings, first_safe_dose, warnings_for
+from ..dose.settings import memory_bytes as dose_memory_bytes
+from ..settings import SettingsError, check_int_range, check_positive
+from . import cache
+from .embed import CachedEmbedder, Embedder, make_embedder
+from .fit import BatteryProblem, build_battery_problem
+from .loader import BatteryDataError, load_embedded, load_steps
+from .settings import DEFAULT_DIM, DEFAULT_FIT_LAM, MAX_REPLAY_T, BatteryReplaySettings
+
+Data = str | os.PathLike[str] | BinaryIO | bytes | pd.DataFrame | None
+
+EMBEDDED_LABEL = "NASA RW26 (embedded per-step table)"
+MAX_CONTEXT_BYTES = 2 * 2**30
+FINAL_SHARE = 0.1
+REFRESH_EVERY = DoseSettings.refresh_every
+GRID_AXES = (EnvParams(0, 0, 0, 0, 0, 0, stream=None), 0)
+"""The runner's in_axes prefix of a grid: every number varies by cell, the context stream is shared."""
+TRACED: tuple[str, ...] = ("tau", "delta", "delta_prime", "lam", "eps")
+
+
+# ---------------------------------------------------------------- data → fitted problem (memoised)
+
+
+def _file_key(path: str) -> tuple[Hashable, ...]:
+    if not os.path.isfile(path):
+        raise BatteryDataError(f"no such file: {path!r}")
+    stat = os.stat(path)
+    return "path", os.path.abspath(path), stat.st_size, stat.st_mtime_ns
+
+
+def _table_key(steps: pd.DataFrame) -> tuple[Hashable, ...]:
+    digest = hashlib.blake2b(pd.util.hash_pandas_object(steps, index=True).to_numpy().tobytes(), digest_size=16)
+    return "table", digest.hexdigest()
+
+
+def _steps_of(settings: BatteryReplaySettings | None, data: Data) -> tuple[pd.DataFrame, str, tuple[Hashable, ...]]:
+    """The per-step table to fit, its label and its memo key: ``data`` when given, else the settings' source."""
+    if data is None:
+        source = "embedded" if settings is None else settings.source
+        if source == "embedded":
+            key = ("embedded",)
+            return cache.MEMO.get(key, load_embedded), EMBEDDED_LABEL, key
+        if source == "upload":
+            raise SettingsError("source", "'embedded' or 'path' without a file: give the uploaded file to "
+                                          "safebandit_core.battery.prepare(settings, file)", source)
+        data = settings.path
+    if isinstance(data, pd.DataFrame):
+        return data, "a per-step table", _table_key(data)
+    if isinstance(data, (str, os.PathLike)):
+        path = os.fspath(data)
+        key = _file_key(path)
+        return cache.MEMO.get(key, lambda: load_steps(path)), os.path.basename(path), key
+    label = getattr(data, "name", None) or "an uploaded file"
+    raw = data if isinstance(data, bytes) else _read_all(data)
+    key = ("bytes", hashlib.blake2b(raw, digest_size=16).hexdigest())
+    return cache.MEMO.get(key, lambda: load_steps(io.BytesIO(raw))), os.path.basename(str(label)), key
+
+
+def _read_all(handle: BinaryIO) -> bytes:
+    if handle.seekable():
+        handle.seek(0)
+    return handle.read()
+
+
+def load_source(source: Data = None) -> tuple[pd.DataFrame, str]:
+    """The per-step table and a label: the embedded RW26 table (None), a ``.mat`` path, file object or its
+    bytes, or a table already loaded. A missing or malformed file raises :class:`BatteryDataError`."""
+    steps, label, _ = _steps_of(None, source)
+    return steps.copy(), label
+
+
+def _fit(steps: pd.DataFrame, key: tuple[Hashable, ...], dim: int, embedder: str | Embedder,
+         fit_lam: float) -> BatteryProblem:
+    name = embedder if isinstance(embedder, str) else (embedder.name, embedder.dim, getattr(embedder, "seed", None))
+    return cache.MEMO.get(("problem", key, name, dim, float(fit_lam)), lambda: build_battery_problem(
+        steps, dim=dim, embedder=CachedEmbedder(make_embedder(embedder, dim=dim)), lam=fit_lam))
+
+
+def fit_problem(steps: pd.DataFrame, *, dim: int = DEFAULT_DIM, embedder: str | Embedder = "hash",
+                fit_lam: float = DEFAULT_FIT_LAM) -> BatteryProblem:
+    """Embed the JSON windows and fit θ*, μ* on the first half (memoised per table, embedder, ``dim``, ridge).
+
+    ``dim`` applies to the hash embedder; a sentence-transformers model keeps its own size.
+    """
+    check_int_range("dim", dim, 1, MAX_D)
+    check_positive("fit_lam", fit_lam)
+    return _fit(steps, _table_key(steps), dim, embedder, fit_lam)
+
+
+def fitted(settings: BatteryReplaySettings, data: Data = None) -> tuple[BatteryProblem, str]:
+    """The fitted problem of ``settings`` (from ``data`` when given) and its data's label, memoised."""
+    steps, label, key = _steps_of(settings, data)
+    return _fit(steps, key, settings.dim, settings.embedder, settings.fit_lam), label
+
+
+def dose_settings(s: BatteryReplaySettings, problem: BatteryProblem) -> DoseSettings:
+    """The dose-model settings of a replay: d = the embedding size, κ = the fit's residual RMS, S = the fit's
+    norm bound, L = the largest context norm (1); the rest from ``s``. ``T`` must be resolved (see :func:`prepare`)."""
+    norms = np.linalg.norm(problem.X_replay, axis=1)
+    return DoseSettings(
+        policies=tuple(s.policies), d=problem.dim, T=_rounds(s), tau=s.tau, delta=s.delta,
+        delta_prime=s.delta_prime, kappa_r=problem.kappa_r, kappa_c=problem.kappa_c, S=problem.norm_bound,
+        L=float(norms.max()) if norms.size and norms.max() > 0 else 1.0, lam=s.lam, g="linear", eps=s.eps,
+        seeds=s.seeds, base_seed=s.base_seed, precision=s.precision or "auto", refresh_every=REFRESH_EVERY,
+    ).validate()
+
+
+def _rounds(s: BatteryReplaySettings) -> int:
+    if s.T is None:
+        raise SettingsError("T", f"an integer in [1, {MAX_REPLAY_T}] for a run (None, every replay round once, "
+                                 "is resolved by safebandit_core.battery.prepare)")
+    return s.T
+
+
+def contexts(problem: BatteryProblem, T: int, dtype: Any = np.float64) -> np.ndarray:
+    """The T × d contexts of the replay: replay round t uses replay context t mod n_replay."""
+    rows = np.arange(T) % problem.n_replay
+    return np.asarray(problem.X_replay[rows], dtype=dtype)
+
+
+def check_context_bytes(T: int, d: int, precision: str) -> None:
+    """Raise :class:`SettingsError` naming T when the T × d context table is too large to hand to the device."""
+    item = np.dtype(dev.dtype_of(precision)).itemsize
+    need = T * d * item
+    if need > MAX_CONTEXT_BYTES:
+        most = MAX_CONTEXT_BYTES // (d * item)
+        raise SettingsError("T", f"at most {most:,} with d = {d} (the contexts would take {need / 2**30:.1f} GiB)", T)
+
+
+def first_dose_regret(problem: BatteryProblem, first_dose: float, true_upper: np.ndarray) -> float:
+    """The regret of playing HPC-UCB's round-1 dose every round: what it pays if it never learns.
+
+    ``true_upper`` is one seed's true safe dose per round (the same for every policy and seed).
+    """
+    rows = np.arange(true_upper.shape[-1]) % problem.n_replay
+    reward_rate = (problem.X_replay @ problem.theta)[rows]
+    return float(((true_upper - first_dose) * reward_rate).sum())
+
+
+# ---------------------------------------------------------------- the family
+
+
+def _make_family(problem_of: Callable[[BatteryReplaySettings], BatteryProblem]) -> M.Family:
+    """The battery family over the problems ``problem_of(settings)`` gives (memoised fits, or one given fit)."""
+
+    def model(s: BatteryReplaySettings, precision: str) -> runner.Model:
+        return dose_family.make_model(problem_of(s).dim, "linear", REFRESH_EVERY, precision, "contexts",
+                                      len(s.policies))
+
+    def params(s: BatteryReplaySettings, precision: str) -> Any:
+        problem = problem_of(s)
+        d = dose_settings(s, problem)
+        check_context_bytes(d.T, d.d, precision)
+        dtype = dev.dtype_of(precision)
+        zeros = jnp.zeros((d.T,), dtype)
+        stream = Stream(jnp.asarray(contexts(problem, d.T, dtype)), zeros, zeros, zeros,
+                        jnp.asarray(problem.theta, dtype), jnp.asarray(problem.mu, dtype))
+        return dose_family.params(d, precision, stream)
+
+    def summarize(s: BatteryReplaySettings, out: dict[str, np.ndarray]) -> dict[str, Any]:
+        problem = problem_of(s)
+        a1 = first_safe_dose(dose_settings(s, problem))
+        tail = max(1, int(math.ceil(FINAL_SHARE * out["alpha"].shape[-1])))
+        return {**dose_family.summarize(s, out),
+                "final_dose_mean": float(out["alpha"][:, -tail:].mean()),
+                "final_safe_dose_mean": float(out["true_upper"][:, -tail:].mean()),
+                "first_safe_dose": a1, "first_dose_regret": first_dose_regret(problem, a1, out["true_upper"][0]),
+                "passes": _rounds(s) / problem.n_replay}
+
+    def memory_bytes(s: BatteryReplaySettings) -> int:
+        T, d = _rounds(s), problem_of(s).dim
+        precision = s.precision or "auto"
+        item = 8 if precision in ("auto", "float64") else 4
+        shape = DoseSettings(policies=tuple(s.policies), d=d, T=T, seeds=s.seeds, precision=precision)
+        return T * d * item + dose_memory_bytes(shape)
+
+    def warnings(s: BatteryReplaySettings) -> list[str]:
+        problem = problem_of(s)
+        resolved = s if s.T is not None else dataclasses.replace(s, T=problem.n_replay)
+        return warnings_for(dose_settings(resolved, problem))
+
+    return M.Family(
+        kind=BatteryReplaySettings.KIND,
+        settings_cls=BatteryReplaySettings,
+        labels=LABELS,
+        policies=lambda s: tuple(s.policies),
+        model=model,
+        params=params,
+        axes=(
+            M.Axis("tau", "τ", "cost limit", 0.01, 2.0, (0.05, 0.1, 0.2, 0.4), log=True),
+            M.Axis("delta", "δ", "allowed violation probability", 1e-4, 0.5, (0.01, 0.05, 0.1), log=True),
+            M.Axis("delta_prime", "δ′", "estimation confidence", 1e-4, 0.5, (0.01, 0.05, 0.1), log=True),
+            M.Axis("eps", "ε", "exploration probability", 0.0, 1.0, (0.1, 0.5, 0.9)),
+        ),
+        traced=TRACED,
+        grid_axes=GRID_AXES,
+        derive=dose_family.derive,
+        summarize=summarize,
+        memory_bytes=memory_bytes,
+        warnings=warnings,
+    )
+
+
+FAMILY = _make_family(lambda s: fitted(s)[0])
+"""The battery family: each settings' problem is fitted from its source once and memoised (an uploaded
+file has no source to read again: replay it through :func:`prepare` with the file)."""
+
+
+def family_for(problem: BatteryProblem) -> M.Family:
+    """The battery family bound to one fitted problem (whatever the settings' source says)."""
+    return _make_family(lambda s: problem)
+
+
+# ---------------------------------------------------------------- one replay: prepare, run, report
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class BatteryRun:
+    """A fitted battery problem and the settings of a replay of it (``T`` resolved), with the family that
+    runs them (bound to the problem, so an uploaded file replays like the embedded table)."""
+
+    problem: BatteryProblem
+    settings: BatteryReplaySettings
+    source: str
+
+    @property
+    def family(self) -> M.Family:
+        return family_for(self.problem)
+
+    @property
+    def dose(self) -> DoseSettings:
+        """The dose-model settings the replay runs (d, κ, S, L from the fit)."""
+        return dose_settings(self.settings, self.problem)
+
+    @property
+    def fit_lam(self) -> float:
+        return self.settings.fit_lam
+
+    @property
+    def passes(self) -> float:
+        """How many times the replay goes through the replay half's contexts (T / n_replay)."""
+        return _rounds(self.settings) / self.problem.n_replay
+
+    @property
+    def first_safe_dose(self) -> float:
+        """HPC-UCB's round-1 dose τ/(b_δ + S·L) for these settings."""
+        return first_safe_dose(self.dose)
+
+    def contexts(self, dtype: Any = np.float64) -> np.ndarray:
+        """The T × d contexts of the replay: replay round t uses replay context t mod n_replay."""
+        return contexts(self.problem, _rounds(self.settings), dtype)
+
+
+def prepare(settings: BatteryReplaySettings, data: Data = None) -> BatteryRun:
+    """Validate, read the data (``data``, e.g. an uploaded file, or the settings' source), fit (memoised) and
+    resolve ``T`` None to the replay half. Bad data raises :class:`BatteryDataError`."""
+    settings = settings.validate()
+    problem, label = fitted(settings, data)
+    if settings.T is None:
+        settings = dataclasses.replace(settings, T=problem.n_replay)
+    return BatteryRun(problem=problem, settings=settings, source=label)
+
+
+def with_tau(run: BatteryRun, tau: float) -> BatteryRun:
+    """The same replay at another τ (τ is a traced number: no recompilation)."""
+    return dataclasses.replace(run, settings=dataclasses.replace(run.settings, tau=tau).validate())
+
+
+def check_contexts_fit(run: BatteryRun, device: str | None = None, cells: int = 1) -> None:
+    """Raise :class:`SettingsError` naming T when the contexts or the run would not fit on the device."""
+    check_context_bytes(_rounds(run.settings), run.problem.dim, run.family.precision_of(run.settings, device))
+    run.family.check_fits(run.settings, device, cells=cells)
+
+
+def replay(run: BatteryRun, device: str | None = None, chunk: int | None = None,
+           cells: Sequence[Mapping[str, Any]] | None = None) -> Iterator[M.Run]:
+    """Every policy × seed (× cell, e.g. :func:`~.settings.tau_grid`) on the replay contexts, chunk by chunk."""
+    yield from M.simulate(run.family, run.settings, device, chunk, cells=cells)
+
+
+def run_replay(run: BatteryRun, device: str | None = None,
+               cells: Sequence[Mapping[str, Any]] | None = None) -> M.Run:
+    """:func:`replay` to the end."""
+    return runner.final(replay(run, device, cells=cells))
+
+
+def _records(result: M.Run, cell: int | None) -> list[dict[str, Any]]:
+    table = M.summary(result)
+    if cell is not None:
+        table = table[table["cell"] == cell]
+    return table.to_dict("records")
+
+
+def policy_rows(result: M.Run, cell: int | None = None) -> list[dict[str, Any]]:
+    """Per policy: violation rate (95 % interval over seeds), regret, and its dose over the last 10 % of rounds."""
+    return [{
+        "policy": row["policy"], "label": row["label"],
+        "violation_rate": row["violation_rate"],
+        "violation_rate_ci95": [row["violation_rate_lo"], row["violation_rate_hi"]],
+        "violations": row["violations"],
+        "cum_regret_mean": row["cum_regret_mean"], "cum_regret_std": row["cum_regret_std"],
+        "min_slack": row["min_slack"],
+        "final_dose_mean": row["final_dose_mean"],
+        "final_safe_dose_mean": row["final_safe_dose_mean"],
+    } for row in _records(result, cell)]
+
+
+def summary_row(run: BatteryRun, result: M.Run, cell: int | None = None) -> dict[str, Any]:
+    """ONE JSON-ready object: the replay's shared figures, the first policy's (HPC-UCB's by default)
+    figures at the top level, and every policy's under ``by_policy`` (of grid cell ``cell``)."""
+    settings = result.settings if cell is None else dataclasses.replace(result.settings, **result.cells[cell])
+    s, p = dose_settings(settings, run.problem), run.problem
+    head = _records(result, cell)[0]
+    return {
+        "policy": head["policy"], "tau": s.tau, "T": s.T, "dim": s.d, "seeds": s.seeds,
+        "violation_rate": head["violation_rate"], "cum_regret_mean": head["cum_regret_mean"],
+        "fit_r2_reward": p.fit_r2_reward, "fit_r2_cost": p.fit_r2_cost,
+        "replay_r2_reward": p.replay_r2_reward, "replay_r2_cost": p.replay_r2_cost,
+        "kappa_r": p.kappa_r, "kappa_c": p.kappa_c, "S": s.S, "L": s.L, "lam": s.lam, "fit_lam": settings.fit_lam,
+        "delta": s.delta, "delta_prime": s.delta_prime, "eps": s.eps,
+        "first_safe_dose": head["first_safe_dose"], "first_dose_regret": head["first_dose_regret"],
+        "n_fit": p.n_fit, "n_replay": p.n_replay, "passes": head["passes"], "embedder": p.embedder,
+        "source": run.source, "device": result.device, "precision": result.precision,
+        "seconds": result.seconds, "by_policy": policy_rows(result, cell),
+    }
+
+
+def fit_frame(problem: BatteryProblem) -> pd.DataFrame:
+    """Replay rounds with dose ≥ the fit's minimum: observed reward/dose and cost/dose beside the fit's
+    predictions ⟨x, θ*⟩ and ⟨x, μ*⟩ (the targets the fit was scored on)."""
+    keep = problem.dose_replay >= problem.min_dose
+    X = problem.X_replay[keep]
+    dose = problem.dose_replay[keep]
+    return pd.DataFrame({
+        "step": problem.steps_replay[keep],
+        "dose": dose,
+        "reward_observed": problem.reward_replay[keep] / dose,
+        "reward_predicted": X @ problem.theta,
+        "cost_observed": problem.cost_replay[keep] / dose,
+        "cost_predicted": X @ problem.mu,
+    })
