@@ -20,7 +20,6 @@ from .meanvar.family import FAMILY as MEANVAR
 from .settings import SettingsError
 
 FAMILIES: dict[str, M.Family] = {f.kind: f for f in (DOSE, CONSERVATIVE, MEANVAR, BATTERY)}
-FAMILIES: dict[str, M.Family] = {f.kind: f for f in (DOSE, CONSERVATIVE, MEANVAR, BATTERY)}
 
 
 def get(kind: str) -> M.Family:

@@ -335,11 +335,8 @@ def simulate(family: Family, settings: Any, device: str | None = None, chunk: in
     if rows is None:
         params, grid = family.params(settings, precision), False
     else:
-        params = jax.tree.map(lambda *xs: jnp.stack(xs), *(family.params(r, precision) for r in rows))
         grid = family.grid_axes
-        if grid is not True:
-            first = family.params(settings, precision)
-            params = _share_unbatched(params, first, grid)
+        params = _stack_cells([family.params(r, precision) for r in rows], grid)
     keys = family.seed_keys(settings)
     dev_id = _device.describe(device)
     shardings, n_cells = None, 0 if rows is None else len(rows)
@@ -382,9 +379,16 @@ def _pad(v: jax.Array, n: int) -> jax.Array:
     return v if not pad else jnp.concatenate([v, jnp.repeat(v[-1:], pad, axis=0)])
 
 
-def _share_unbatched(stacked: Params, first: Params, axes: Any) -> Params:
-    """Replace the leaves a grid shares (in_axes None) by the first cell's unbatched value."""
-    return jax.tree.map(lambda a, s, f: f if a is None else s, axes, stacked, first, is_leaf=lambda x: x is None)
+def _stack_cells(per_cell: list[Params], axes: Any) -> Params:
+    """The cells' params stacked on a new axis 0, except the parts a grid shares (in_axes None: the first cell's).
+
+    Only what varies by cell is stacked, so a large shared table (the battery's contexts) is held once.
+    """
+    stack = lambda *subs: jax.tree.map(lambda *xs: jnp.stack(xs), *subs)
+    if axes is True:
+        return stack(*per_cell)
+    return jax.tree.map(lambda a, *subs: subs[0] if a is None else stack(*subs), axes, *per_cell,
+                        is_leaf=lambda x: x is None)
 
 
 def run(family: Family, settings: Any, device: str | None = None, **kw: Any) -> Run:
