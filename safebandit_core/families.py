@@ -14,9 +14,10 @@ import pandas as pd
 
 from . import model as M
 from .dose.family import FAMILY as DOSE
+from .dose.nonlinear.family import FAMILY as NONLINEAR
 from .settings import SettingsError
 
-FAMILIES: dict[str, M.Family] = {f.kind: f for f in (DOSE,)}
+FAMILIES: dict[str, M.Family] = {f.kind: f for f in (DOSE, NONLINEAR)}
 
 
 def get(kind: str) -> M.Family:
