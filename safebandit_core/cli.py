@@ -22,6 +22,7 @@ from .settings import SettingsError
 # command name -> module implementing it
 COMMANDS: dict[str, str] = {
     "dose": "safebandit_core.dose.cli",
+    "nonlinear": "safebandit_core.dose.nonlinear_cli",
     "mv": "safebandit_core.meanvar.cli",
     "conservative": "safebandit_core.conservative.cli",
     "battery": "safebandit_core.battery.cli",

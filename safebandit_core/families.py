@@ -16,10 +16,11 @@ from . import model as M
 from .battery.family import FAMILY as BATTERY
 from .conservative.family import FAMILY as CONSERVATIVE
 from .dose.family import FAMILY as DOSE
+from .dose.nonlinear.family import FAMILY as NONLINEAR
 from .meanvar.family import FAMILY as MEANVAR
 from .settings import SettingsError
 
-FAMILIES: dict[str, M.Family] = {f.kind: f for f in (DOSE, CONSERVATIVE, MEANVAR, BATTERY)}
+FAMILIES: dict[str, M.Family] = {f.kind: f for f in (DOSE, NONLINEAR, CONSERVATIVE, MEANVAR, BATTERY)}
 
 
 def get(kind: str) -> M.Family:

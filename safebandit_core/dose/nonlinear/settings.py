@@ -1,0 +1,129 @@
+"""Settings of non-linear HPC-UCB runs (seed 000 §6) as data: one frozen dataclass, validated once."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import ClassVar
+
+from ... import device as dev
+from ...settings import (
+    SettingsError,
+    check_choice,
+    check_int_range,
+    check_nonnegative,
+    check_open_unit,
+    check_positive,
+)
+from .. import curves
+from .classes import KINDS
+from .policy import LABELS, NAMES
+
+OUTPUT_KEYS = ("alpha", "est_upper", "true_upper", "reward", "cost", "regret", "set_r", "set_c", "fit_r", "fit_c",
+               "true_in_r", "true_in_c")
+MAX_SIZE = 4096
+MAX_D = 4096
+MAX_T = 1_000_000
+MAX_SEEDS = 1000
+MAX_HIDDEN = 256
+GRID_FIELDS = ("tau", "delta", "delta_prime", "kappa_r", "kappa_c", "eps", "g_power", "g_ec50", "g_hill")
+
+
+def check_numbers(tau: float, delta: float, delta_prime: float, kappa_r: float, kappa_c: float, eps: float,
+                  g: str, g_power: float = 2.0, g_ec50: float = 0.5, g_hill: float = 2.0) -> None:
+    """The numeric settings every run shares (settings and explicit tables alike)."""
+    check_positive("tau", tau)
+    check_open_unit("delta", delta)
+    check_open_unit("delta_prime", delta_prime)
+    check_nonnegative("kappa_r", kappa_r)
+    check_nonnegative("kappa_c", kappa_c)
+    if not (isinstance(eps, (int, float)) and 0.0 <= eps <= 1.0):
+        raise SettingsError("eps", "in [0, 1]", eps)
+    curves.validate(g, g_power, g_ec50, g_hill)
+
+
+@dataclasses.dataclass(frozen=True)
+class NonlinearSettings:
+    """Every setting of a non-linear HPC-UCB run; a run is fully determined by these.
+
+    Both classes (F^r, F^c) are ``size`` members of ``function_class`` in ``d`` dimensions, drawn
+    from ``base_seed`` (so every seed of a run shares them, and the true members); seed i's
+    contexts, noises and coins come from PRNGKey(base_seed + i). ``hidden`` is the mlp's width.
+    """
+
+    KIND: ClassVar[str] = "nonlinear"
+
+    policies: tuple[str, ...] = ("hpucb", "on_expectation", "eps_greedy")
+    function_class: str = "linear-grid"
+    size: int = 64
+    d: int = 5
+    T: int = 2000
+    tau: float = 0.5
+    delta: float = 0.05
+    delta_prime: float = 0.05
+    kappa_r: float = 0.3
+    kappa_c: float = 0.3
+    g: str = "linear"
+    g_power: float = 2.0
+    g_ec50: float = 0.5
+    g_hill: float = 2.0
+    eps: float = 0.5
+    seeds: int = 5
+    base_seed: int = 0
+    precision: str = "auto"
+    hidden: int = 8
+
+    def validate(self) -> NonlinearSettings:
+        """Raise :class:`SettingsError` naming the first field out of range; return self."""
+        if not self.policies:
+            raise SettingsError("policies", "at least one of " + ", ".join(NAMES))
+        for name in self.policies:
+            check_choice("policy", name, NAMES)
+        if len(set(self.policies)) != len(self.policies):
+            raise SettingsError("policies", "a list without repeats", list(self.policies))
+        check_choice("function_class", self.function_class, KINDS)
+        check_int_range("size", self.size, 1, MAX_SIZE)
+        check_int_range("d", self.d, 1, MAX_D)
+        check_int_range("T", self.T, 1, MAX_T)
+        check_int_range("seeds", self.seeds, 1, MAX_SEEDS)
+        check_int_range("base_seed", self.base_seed, 0, 2**31 - 1 - MAX_SEEDS)
+        check_int_range("hidden", self.hidden, 1, MAX_HIDDEN)
+        check_numbers(self.tau, self.delta, self.delta_prime, self.kappa_r, self.kappa_c, self.eps, self.g,
+                      self.g_power, self.g_ec50, self.g_hill)
+        check_choice("precision", self.precision, ("auto", *dev.PRECISIONS))
+        return self
+
+    def resolved_precision(self, device: str | None = None) -> str:
+        """The precision a run uses: float64 on the CPU, float32 on a GPU unless set."""
+        return dev.default_precision(device) if self.precision == "auto" else self.precision
+
+    @property
+    def labels(self) -> list[str]:
+        """Display names of the chosen policies, in order."""
+        return [LABELS[p] for p in self.policies]
+
+
+def memory_bytes(s: NonlinearSettings) -> int:
+    """A generous estimate of a run's memory: per run the two |F|×|F| distance matrices, the outputs."""
+    runs = len(s.policies) * s.seeds
+    item = 8 if s.precision in ("auto", "float64") else 4
+    per_run = (2 * s.size * s.size + 4 * s.size) * item + 2 * len(OUTPUT_KEYS) * s.T * item
+    members = 2 * s.size * (s.d * (s.hidden + 1) + 2 * s.hidden + 2) * 8
+    return runs * per_run + members
+
+
+def warnings_for(s: NonlinearSettings) -> list[str]:
+    """Plain-language warnings about settings that run but are unlikely to teach much."""
+    out = []
+    b = s.kappa_c * math.sqrt(2 * math.log(1 / s.delta))
+    z1 = min(1.0, s.tau / (b + 1.0))
+    if z1 < 0.02:
+        out.append(f"τ = {s.tau:g} leaves almost no safe dose: round 1 plays g⁻¹({z1:.4f}) because the realized-cost "
+                   f"margin b_δ = κ_c·√(2 log 1/δ) = {b:.2f} dwarfs τ. Raise τ, lower the cost noise κ_c, or raise δ.")
+    if s.tau > 10 * (b + 1.0):
+        out.append(f"τ = {s.tau:g} is so large that every dose is safe: the constraint never binds. "
+                   "Lower τ to see it work.")
+    if s.size > 1024:
+        out.append(f"|F| = {s.size} keeps two {s.size}×{s.size} distance matrices per run and updates them every "
+                   "round: expect a slow run without a GPU.")
+    return out
