@@ -106,6 +106,13 @@ def summarize(s: NonlinearSettings, out: dict[str, np.ndarray]) -> dict[str, Any
             "true_excluded_rate": float(1.0 - kept.mean())}
 
 
+def _on_stream(s: NonlinearSettings, policy: str, st: dict[str, Any]) -> dict[str, np.ndarray]:
+    """One policy on a seed's explicit tables (ε-Greedy's coins come from ``run_on_table``'s own seed)."""
+    return run_on_table(policy, st["Fr"], st["Fc"], st["xi_r"], st["xi_c"], st["r_star"], st["c_star"], tau=s.tau,
+                        delta=s.delta, delta_prime=s.delta_prime, kappa_r=s.kappa_r, kappa_c=s.kappa_c, g=s.g,
+                        eps=s.eps)
+
+
 FAMILY = M.Family(
     kind="nonlinear",
     settings_cls=NonlinearSettings,
@@ -125,6 +132,8 @@ FAMILY = M.Family(
     summarize=summarize,
     memory_bytes=memory_bytes,
     warnings=warnings_for,
+    stream=lambda s, i: draw_table(s, i),
+    on_stream=lambda s, p, st: _on_stream(s, p, st),
 )
 
 
