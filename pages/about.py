@@ -15,11 +15,11 @@ st.markdown(
 
 st.subheader("The papers")
 st.markdown(
-    "1. A. Pacchiano, *Safety by Design: Realized-Cost Constraints for Contextual Bandits with Continuous "
-    "Actions*, [arXiv:2608.26755](https://arxiv.org/abs/2608.26755). It introduces **HPC-UCB** "
+    "1. *Safety by Design (2026)*: A. Pacchiano, *Safety by Design: Realized-Cost Constraints for Contextual "
+    "Bandits with Continuous Actions*, arXiv:2608.26755. It introduces **HPC-UCB** "
     "(called HPUCB in its experiments).\n"
-    "2. Y. Du, S. Wang and L. Huang, *A One-Size-Fits-All Solution to Conservative Bandit Problems*, "
-    "AAAI 2021. It introduces **GenCB** (for conservative multi-armed, linear and combinatorial bandits) "
+    "2. *One-size-fits-all conservative bandits (AAAI 2021)*: Y. Du, S. Wang and L. Huang, *A One-Size-Fits-All "
+    "Solution to Conservative Bandit Problems*, AAAI 2021. It introduces **GenCB** (for conservative multi-armed, linear and combinatorial bandits) "
     "and **MV-CUCB** (for a mean-variance version)."
 )
 
@@ -42,14 +42,19 @@ st.markdown(
     "$b_\\delta = \\kappa_c\\sqrt{2\\log(1/\\delta)}$, and plays the largest dose whose cost then stays below "
     "$\\tau$ — or dose 0 when even the most optimistic reward is negative. Round 1 plays a dose that is safe "
     "whatever the truth.\n"
-    "- **On-Expectation** is the same algorithm without the noise margin ($b_\\delta = 0$): it keeps the "
-    "*expected* cost below $\\tau$, and so overshoots often. The paper reports 12 % to 23 % violations for it "
-    "against 0.02 % for HPC-UCB.\n"
+    "- **On-Expectation** is the expected-cost policy of Pacchiano et al.: it picks a distribution over doses "
+    "whose *expected* cost under pessimistic estimates stays below $\\tau$. Since reward and cost both scale "
+    "with $g(\\alpha)$, its linear program depends only on $E[g(\\alpha)]$ and is solved by one deterministic "
+    "dose: HPC-UCB's rule with $b_\\delta = 0$, which is what runs here. It overshoots often; the paper reports "
+    "12 % to 23 % violations for it against 0.02 % for HPC-UCB.\n"
     "- **ε-Greedy** plays the round-1 safe dose with probability ε and HPC-UCB's dose otherwise.\n\n"
     "**Regret** compares with a clairvoyant that knows $\\mu^*$ and $\\theta^*$ and obeys the same rule: it "
     "plays the largest truly safe dose $\\alpha^*_{\\max,t}$ when the true benefit is positive, 0 otherwise. "
-    "A round's regret is $(g(\\alpha^*_t) - g(\\alpha_t))\\langle X_t, \\theta^*\\rangle$; it can be negative "
-    "when a policy leaves the safe set (that is a violation, not a gain). Where the paper leaves a choice "
+    "A round's regret is $(g(\\alpha^*_t) - g(\\alpha_t))\\langle X_t, \\theta^*\\rangle$; it is negative "
+    "when a policy doses beyond the truly safe dose $\\alpha^*_{\\max,t}$: it earns more than the clairvoyant "
+    "by taking more risk than the rule allows. Such a round is not necessarily a violation (that is the event "
+    "$C_t > \\tau$, which depends on the noise), but a policy that does it often violates often: negative regret "
+    "is not a gain. Where the paper leaves a choice "
     "open (for instance the noise levels of its synthetic experiment), the app shows the value it uses as a "
     "control you can change."
 )

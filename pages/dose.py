@@ -1,4 +1,4 @@
-"""Dose model: HPC-UCB against On-Expectation and ε-Greedy under a realized-cost constraint (seed 000).
+"""Dose model: HPC-UCB against On-Expectation and ε-Greedy under a realized-cost constraint (Safety by Design).
 
 Widgets → :class:`DoseSettings` → one shared run (:mod:`safebandit_ui.live`) → figures.
 """
@@ -13,7 +13,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from safebandit_core import families
+from safebandit_core import captions, families
 from safebandit_core.dose import FAMILY, LABELS, NAMES, DoseSettings, curves
 from safebandit_core.dose.settings import MAX_D, MAX_SEEDS, MAX_T
 from safebandit_core.model import Run
@@ -141,18 +141,21 @@ def layout() -> tuple[dict[str, Any], str]:
     slots: dict[str, Any] = {}
     with pagekit.chart_row(slots, "regret", "Regret: how much reward the caution costs"):
         st.markdown("Reward lost against a clairvoyant that knows the truth and obeys the same rule. A curve "
-                    "that flattens has learned; lower is better.")
+                    "that flattens has learned; lower is better — unless it is negative, which means the "
+                    "policy earned more by breaking the rule.")
+        slots["regret_text"] = st.empty()
         st.latex(r"\mathcal{R}_T=\sum_{t=1}^{T}\big(g(\alpha^*_t)-g(\alpha_t)\big)\langle X_t,\theta^*\rangle")
         band = st.radio("Spread across seeds", ["std", "minmax"], key="band", bind="query-params", horizontal=True,
                         format_func={"std": "± 1 std", "minmax": "min – max"}.get)
     with pagekit.chart_row(slots, "violations", "Safety: how often the realized cost passes τ"):
-        st.markdown("Each round must keep its **realized** cost below τ with probability at least 1 − δ. "
-                    "HPC-UCB adds the noise margin b_δ and stays under the dashed δ line; On-Expectation only "
-                    "keeps the *average* cost below τ and overshoots far more often.")
+        st.markdown("Each round must keep its **realized** cost below τ with probability at least 1 − δ: the bar "
+                    "of a safe policy stays under the dashed δ line. In this run:")
+        slots["safety_text"] = st.empty()
         st.latex(r"\Pr(C_t\le\tau)\ge 1-\delta\quad\text{every round, where}")
         st.latex(r"C_t=g(\alpha_t)\big(\langle X_t,\mu^*\rangle+\xi^c_t\big)")
     slots["cost"] = st.empty()
-    st.caption("Every round's realized cost for the first seed; red crosses are rounds above τ.")
+    st.caption("Every round's realized cost for the first seed; red crosses are rounds above τ. Costs can be "
+               "negative: the noise ξ is added to the mean cost, and a dose of a context with ⟨X, μ*⟩ < 0 lowers it.")
     with pagekit.chart_row(slots, "safe", "The estimated safe set"):
         st.markdown("The learner may only dose inside [0, α̂max_t]. It starts small and grows towards the true "
                     "limit α*max_t (grey) as its estimate of the cost sharpens; the dots are the doses it chose "
@@ -161,7 +164,11 @@ def layout() -> tuple[dict[str, Any], str]:
         st.latex(r"\hat B_t=\langle X_t,\hat\mu_t\rangle+\beta^c_t\,\|X_t\|_{\Sigma_t^{-1}}+b_\delta")
         st.latex(r"b_\delta=\kappa_c\sqrt{2\log(1/\delta)}")
         st.caption("μ̂_t: ridge estimate of the cost parameter; β^c_t‖X_t‖: its uncertainty in this direction; "
-                   "b_δ: the noise margin that On-Expectation leaves out.")
+                   "b_δ: the noise margin that On-Expectation leaves out. On-Expectation is the expected-cost "
+                   "policy of Pacchiano et al., which picks a distribution over doses; since reward and cost both "
+                   "scale with g(α), its linear program depends only on E[g(α)] and is solved by the deterministic "
+                   "dose with b_δ = 0, which is what runs here. A different dose curve g changes no safety number: "
+                   "the margin acts on g(α), and g⁻¹ maps the same safe effect back to a dose.")
     return slots, band
 
 
@@ -231,6 +238,8 @@ def main() -> None:
         frame, summary = tidy(run)
         status.caption(live.caption(run, shared, seconds))
         draw_main(slots, s, frame, summary, band)
+        slots["safety_text"].markdown("\n".join(f"- {x}" for x in captions.violations(summary, s.delta, s.seeds)))
+        slots["regret_text"].markdown(captions.regret_order(summary, s.T))
         slack_and_table(s, frame, summary)
         round_inspector(s, frame)
         downloads.downloads(s, lambda: families.tidy(run), f"dose_T{s.T}_d{s.d}_seed{s.base_seed}", summary=summary,

@@ -16,7 +16,9 @@ import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from safebandit_core import device, settings
-from safebandit_core.dose import sim
+from safebandit_core import families
+from safebandit_core.dose import DoseSettings
+from safebandit_core.dose import settings as dose_settings
 from safebandit_ui import registry
 from tests.support import run_with_host_devices
 from tests.ui.helpers import APP, ROOT, TIMEOUT, app, array, bundle_of, charts, download_labels, errors, open_page
@@ -83,7 +85,7 @@ def test_rerun_with_same_settings_uses_the_stored_result():
     at = dose_page()
     before = charts(at)
     at.run()
-    assert "(stored result)" in at.caption[0].value
+    assert "already computed on this server" in at.caption[0].value
     assert charts(at) == before
 
 
@@ -105,7 +107,7 @@ def test_each_slider_reruns_and_changes_the_figure(key, value, chart):
     assert not at.exception and not errors(at)
     after = charts(at)
     assert after[chart] != before[chart], f"moving {key} left the {chart} figure unchanged"
-    assert "(stored result)" not in at.caption[0].value
+    assert "already computed on this server" not in at.caption[0].value
 
 
 def test_dose_curve_controls_redraw_the_curve():
@@ -135,8 +137,8 @@ def test_round_inspector_follows_the_round_slider_and_policy():
 
 def test_run_too_large_for_memory_is_an_error_not_a_traceback():
     at = dose_page()
-    at.number_input(key="T").set_value(sim.MAX_T)
-    at.number_input(key="seeds").set_value(sim.MAX_SEEDS).run()
+    at.number_input(key="T").set_value(dose_settings.MAX_T)
+    at.number_input(key="seeds").set_value(dose_settings.MAX_SEEDS).run()
     assert not at.exception
     msgs = errors(at)
     assert len(msgs) == 1 and "Rounds T" in msgs[0] and "at most about" in msgs[0]
@@ -154,22 +156,22 @@ def test_malformed_settings_upload_names_the_problem():
     at = dose_page()
     at.file_uploader(key="dose_upload").upload("broken.json", b"{not json", "application/json").run()
     assert not at.exception
-    assert any("broken.json is not a JSON file" in m for m in errors(at))
+    assert any(m.startswith("broken.json: must be a JSON settings file") for m in errors(at))
 
 
 def test_out_of_range_settings_upload_names_the_field():
     at = dose_page()
-    data = settings.to_dict(sim.DoseSettings(T=SMALL_T))
+    data = settings.to_dict(DoseSettings(T=SMALL_T))
     data["delta"] = 1.5
     at.file_uploader(key="dose_upload").upload("bad.json", json.dumps(data).encode(), "application/json").run()
     assert not at.exception
     assert any("Allowed violation probability δ" in m and "1.5" in m for m in errors(at))
-    assert at.slider(key="delta").value == pytest.approx(sim.DoseSettings().delta)
+    assert at.slider(key="delta").value == pytest.approx(DoseSettings().delta)
 
 
 def test_settings_upload_restores_every_control():
     at = dose_page()
-    wanted = sim.DoseSettings(T=1500, tau=0.75, delta=0.1, kappa_c=0.2, eps=0.25, base_seed=3, precision="float64")
+    wanted = DoseSettings(T=1500, tau=0.75, delta=0.1, kappa_c=0.2, eps=0.25, base_seed=3, precision="float64")
     at.file_uploader(key="dose_upload").upload("run.json", settings.to_json(wanted).encode(), "application/json")
     at.run()
     assert not at.exception and not errors(at)
@@ -183,13 +185,13 @@ def test_settings_upload_restores_every_control():
 
 def test_shared_sidebar_reaches_the_page_and_the_core(monkeypatch):
     seen: list[str | None] = []
-    real = sim.simulate
+    real = families.simulate
 
-    def spy(s, device_id=None, chunk=None):
+    def spy(s, device_id=None, chunk=None, **kw):
         seen.append(device_id)
-        return real(s, device_id, chunk)
+        return real(s, device_id, chunk, **kw)
 
-    monkeypatch.setattr(sim, "simulate", spy)
+    monkeypatch.setattr(families, "simulate", spy)
     chosen = device.list_devices()[-1].id
     at = app({"T": SMALL_T})
     at.run()
@@ -228,14 +230,15 @@ def test_zip_download_and_a_zip_upload_re_creates_the_run():
     first = dose_page(tau=0.75, base_seed=2)
     assert {"Per-round CSV", "Per-round Parquet", "Settings JSON", "Everything (zip)"} <= download_labels(first)
     table = first.dataframe[0].value
-    wanted = sim.DoseSettings(T=SMALL_T, tau=0.75, base_seed=2,
+    wanted = DoseSettings(T=SMALL_T, tau=0.75, base_seed=2,
                               precision=first.sidebar.selectbox(key="precision").value)
     st.cache_data.clear()  # the upload must run it again, not find it stored
+    st.cache_resource.clear()
     at = dose_page()
     at.file_uploader(key="dose_upload").upload("run.zip", bundle_of(wanted), "application/zip").run()
     assert not at.exception and not errors(at)
     assert [s.value for s in at.success] == ["Restored the settings of run.zip."]
     assert at.slider(key="tau").value == pytest.approx(0.75)
     assert at.number_input(key="T").value == SMALL_T and at.number_input(key="base_seed").value == 2
-    assert "(stored result)" not in at.caption[0].value
+    assert "already computed on this server" not in at.caption[0].value
     pd.testing.assert_frame_equal(at.dataframe[0].value, table)
