@@ -1,14 +1,20 @@
 """safebandit lab: the entry point. It only routes: page config, navigation, the shared sidebar.
 
-Pages come from :data:`safebandit_ui.registry.PAGES` (add a page there, one line); the shared
-sidebar (device, precision, base seed) is drawn here on every run, so it is the same on every page.
+The core is imported here, once, before any page runs, so concurrent first visits never see a
+half-imported module; the persistent compile cache and a background warm-up of every page's
+default shapes start with the server (:mod:`safebandit_ui.warmup`). Pages come from
+:data:`safebandit_ui.registry.PAGES` (add a page there, one line); the shared sidebar is drawn
+here on every run, so it is the same on every page.
 """
 
 import streamlit as st
 
-from safebandit_ui import registry, shell
+import safebandit_core.families  # noqa: F401  (the whole core, imported once per process)
+import safebandit_core.presets  # noqa: F401
+from safebandit_ui import registry, shell, warmup
 
-st.set_page_config(page_title="safebandit lab", page_icon=":material/health_and_safety:", layout="wide")
+st.set_page_config(page_title="safebandit lab", page_icon="🛡️", layout="wide")
+warmup.start()
 
 navigation = st.navigation(registry.navigation_pages())
 shell.render_sidebar()

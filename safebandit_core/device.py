@@ -20,6 +20,39 @@ from .settings import SettingsError
 jax.config.update("jax_enable_x64", True)
 
 PRECISIONS = ("float64", "float32")
+CACHE_ENV = "SAFEBANDIT_CACHE_DIR"
+
+
+def compile_cache_dir() -> str:
+    """Where compiled functions are kept between processes: ``$SAFEBANDIT_CACHE_DIR``, else
+    ``$XDG_CACHE_HOME/safebandit/jax`` (``~/.cache/safebandit/jax``). Safe to delete at any time."""
+    if os.environ.get(CACHE_ENV):
+        return os.environ[CACHE_ENV]
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "safebandit", "jax")
+
+
+def enable_compile_cache(path: str | None = None) -> str | None:
+    """Turn on JAX's persistent compilation cache, so a shape compiles once per machine, not once per process.
+
+    Returns the folder, or None when it cannot be created (the app then compiles in memory as before).
+    ``SAFEBANDIT_CACHE_DIR=off`` turns it off.
+    """
+    folder = path or compile_cache_dir()
+    if folder == "off":
+        return None
+    try:
+        os.makedirs(folder, exist_ok=True)
+    except OSError:
+        return None
+    jax.config.update("jax_compilation_cache_dir", folder)
+    jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.2)
+    jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
+    return folder
+
+
+COMPILE_CACHE = enable_compile_cache()
+"""The persistent compile cache folder in use (None: off), set once when the core is imported."""
 
 
 @dataclasses.dataclass(frozen=True)

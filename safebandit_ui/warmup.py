@@ -1,0 +1,64 @@
+"""Compile every page's default shapes once per server, in the background, before the first visitor arrives.
+
+:func:`start` runs once per process (it is a ``st.cache_resource``): a daemon thread runs each
+model family's default settings on the default device and puts the result into the shared
+:mod:`.store`, under the key a page with untouched controls asks for. With JAX's persistent
+compilation cache (:func:`safebandit_core.device.enable_compile_cache`) a restarted server
+reads the compiled functions back from disk instead of compiling them again.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import threading
+from typing import Any
+
+import streamlit as st
+
+from safebandit_core import device, families
+
+from . import store
+
+OFF_ENV = "SAFEBANDIT_WARMUP"
+"""``SAFEBANDIT_WARMUP=0`` turns the warm-up off (the test suite does, so tests time only what they run)."""
+SKIP = ("battery",)
+"""Families whose page needs more than its settings (a fitted data set); the page compiles them on first use."""
+
+
+def defaults(device_id: str) -> list[Any]:
+    """Each family's default settings as its page starts them: base seed 0 and the device's precision."""
+    precision = device.default_precision(device_id)
+    out = []
+    for kind, fam in families.FAMILIES.items():
+        if kind in SKIP:
+            continue
+        s = fam.settings_cls()
+        fields = {f.name for f in dataclasses.fields(s)}
+        change = {k: v for k, v in (("precision", precision), ("base_seed", 0)) if k in fields}
+        out.append(dataclasses.replace(s, **change))
+    return out
+
+
+def _warm(device_id: str, status: dict[str, Any]) -> None:
+    shared = store.store()
+    for s in defaults(device_id):
+        kind = type(s).KIND
+        status["now"] = kind
+        try:
+            shared.get_or_compute(store.key_of(s, device_id), lambda s=s: families.run(s, device_id))
+            status["done"].append(kind)
+        except Exception as err:  # a warm-up failure must never take the server down; the page reports it
+            status["failed"][kind] = str(err)
+    status["now"] = None
+
+
+@st.cache_resource(show_spinner=False)
+def start() -> dict[str, Any]:
+    """Start the warm-up thread (once per server process); returns its live status dict."""
+    status: dict[str, Any] = {"done": [], "failed": {}, "now": None, "cache": device.COMPILE_CACHE}
+    if os.environ.get(OFF_ENV, "1") == "0":
+        return status
+    dev = device.default_device_id()
+    threading.Thread(target=_warm, args=(dev, status), name="safebandit-warmup", daemon=True).start()
+    return status
