@@ -17,7 +17,11 @@ SECTIONS: tuple[str, ...] = ("", "Models", "Paper replays", "About")
 
 @dataclasses.dataclass(frozen=True)
 class PageSpec:
-    """One page: its file, menu title and icon, menu section and a one-line description for the home page."""
+    """One page: its file, menu title and icon, menu section and a one-line description for the home page.
+
+    Icons are emoji: a page's icon is also the browser tab's, and a ``:material/…:`` one would be
+    fetched from a font server, which an offline demo machine cannot reach.
+    """
 
     path: str
     title: str
@@ -28,22 +32,22 @@ class PageSpec:
 
 
 PAGES: tuple[PageSpec, ...] = (
-    PageSpec("pages/home.py", "Home", ":material/home:", "", "What a safe bandit is and what each page shows.",
+    PageSpec("pages/home.py", "Home", "🏠", "", "What a safe bandit is and what each page shows.",
              default=True),
-    PageSpec("pages/dose.py", "Dose model", ":material/medication:", "Models",
+    PageSpec("pages/dose.py", "Dose model", "💊", "Models",
              "Choose a dose each round without letting the realized cost pass a limit: HPC-UCB against "
              "On-Expectation and ε-Greedy, live."),
-    PageSpec("pages/conservative.py", "Conservative bandits", ":material/shield:", "Models",
+    PageSpec("pages/conservative.py", "Conservative bandits", "🛡️", "Models",
              "Never fall more than a share α behind a safe default arm: GenCB against ConUCB / CLUCB / C3UCB and "
              "the unconstrained UCB, LinUCB, C2UCB, live."),
-    PageSpec("pages/mean_variance.py", "Mean-variance bandits", ":material/scatter_plot:", "Models",
+    PageSpec("pages/mean_variance.py", "Mean-variance bandits", "📈", "Models",
              "Keep the run's mean-variance near a riskless default's: MV-CUCB against MV-UCB, with the ρ it needs."),
-    PageSpec("pages/replay_synthetic.py", "Synthetic experiments", ":material/replay:", "Paper replays",
+    PageSpec("pages/replay_synthetic.py", "Synthetic experiments", "📜", "Paper replays",
              "Both papers' synthetic tables and figures in one click, next to their numbers; sweeps of the safety "
              "settings as phase diagrams; regret rates against the theory."),
-    PageSpec("pages/replay_battery.py", "Battery replay", ":material/battery_charging_full:", "Paper replays",
-             "Seed 000's NASA Li-ion experiment on a real NASA cell shipped with the app, or your own RW9–RW12 files."),
-    PageSpec("pages/about.py", "About", ":material/info:", "About",
+    PageSpec("pages/replay_battery.py", "Battery replay", "🔋", "Paper replays",
+             "Safety by Design's NASA Li-ion experiment on a real NASA cell shipped with the app, or your own RW9–RW12 files."),
+    PageSpec("pages/about.py", "About", "ℹ️", "About",
              "The papers, the exact reading of each algorithm, and the device this app computes on."),
 )
 

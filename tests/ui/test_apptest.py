@@ -15,8 +15,7 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from safebandit_core import device, settings
-from safebandit_core import families
+from safebandit_core import device, families, settings
 from safebandit_core.dose import DoseSettings
 from safebandit_core.dose import settings as dose_settings
 from safebandit_ui import registry

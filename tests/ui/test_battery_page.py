@@ -10,10 +10,10 @@ import json
 import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
+from tests.test_battery_experiment import cell_mat_bytes
 
 from safebandit_core import export
 from safebandit_core.dose import sim
-from tests.test_battery_experiment import cell_mat_bytes
 from tests.ui.helpers import charts, download_labels, open_page
 
 PAGE = "pages/replay_battery.py"

@@ -6,10 +6,10 @@ from __future__ import annotations
 import json
 
 import pytest
+from safebandit_core.conservative.mv_sim import MVSettings
 from streamlit.testing.v1 import AppTest
 
 from safebandit_core import sweep
-from safebandit_core.conservative.mv_sim import MVSettings
 from tests.ui.helpers import charts, open_page
 
 PAGE = "pages/replay_synthetic.py"

@@ -1,0 +1,55 @@
+"""A classroom opens the link: 8 sessions at once on a fresh server, then reloads — no exception anywhere.
+
+A fresh ``streamlit run app.py`` (warm-up on, as served) on a loopback port; 8 browser contexts
+navigate to the model pages at the same moment (their navigations are all in flight before any
+is waited for); every page must settle with its charts and without an exception element. A
+reload of the same settings must be served from the shared store (its caption says so).
+Bounded: 8 contexts, one reload, every wait with a timeout; the server is stopped afterwards.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from tests.ui.browserkit import Requests, serve, wait_idle
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+PAGES = ("dose", "conservative", "mean_variance", "nonlinear") * 2
+CHARTS = "[data-testid='stPlotlyChart'] .js-plotly-plot .main-svg"
+SETTLE_MS = 240_000
+
+
+def settle(pg) -> None:
+    """Wait for a drawn chart and an idle script."""
+    pg.wait_for_function(f"document.querySelectorAll(\"{CHARTS}\").length >= 1", timeout=SETTLE_MS)
+    wait_idle(pg, SETTLE_MS)
+
+
+def test_eight_sessions_at_once_on_a_fresh_server_then_a_shared_reload(browser, tmp_path):
+    with serve(tmp_path / "server.log", env={"SAFEBANDIT_WARMUP": "1"}) as url:
+        contexts = [browser.new_context(viewport={"width": 1280, "height": 900}) for _ in PAGES]
+        try:
+            pages = [c.new_page() for c in contexts]
+            seen = [Requests(p) for p in pages]
+            start = time.perf_counter()
+            for pg, name in zip(pages, PAGES, strict=True):
+                pg.goto(f"{url}/{name}", wait_until="commit")
+            settled = []
+            for pg in pages:
+                settle(pg)
+                settled.append(time.perf_counter() - start)
+            for pg, name in zip(pages, PAGES, strict=True):
+                assert pg.get_by_test_id("stException").count() == 0, f"{name}: an exception was shown"
+            assert all(s.foreign() == [] for s in seen)
+            first = pages[0]
+            first.reload()
+            settle(first)
+            caption = first.get_by_text("already computed on this server", exact=False)
+            assert caption.count() >= 1, "the reload recomputed instead of using the shared result"
+            assert first.get_by_test_id("stException").count() == 0
+        finally:
+            for c in contexts:
+                c.close()
+    print(f"8 sessions settled after {max(settled):.1f} s (slowest)")
