@@ -39,9 +39,10 @@ def of(settings: Any) -> M.Family:
 
 
 def simulate(settings: Any, device: str | None = None, chunk: int | None = None,
-             cells: Sequence[Mapping[str, Any]] | None = None, mesh: Any = None) -> Iterator[M.Run]:
+             cells: Sequence[Mapping[str, Any]] | None = None, mesh: Any = None, pad_tail: bool = False
+             ) -> Iterator[M.Run]:
     """Run ``settings`` (of any family) chunk by chunk; see :func:`safebandit_core.model.simulate`."""
-    return M.simulate(of(settings), settings, device, chunk, cells=cells, mesh=mesh)
+    return M.simulate(of(settings), settings, device, chunk, cells=cells, mesh=mesh, pad_tail=pad_tail)
 
 
 def run(settings: Any, device: str | None = None, **kw: Any) -> M.Run:

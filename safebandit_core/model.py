@@ -318,14 +318,16 @@ class Run:
 
 
 def simulate(family: Family, settings: Any, device: str | None = None, chunk: int | None = None,
-             cells: Sequence[Mapping[str, Any]] | None = None, mesh: Any = None) -> Iterator[Run]:
+             cells: Sequence[Mapping[str, Any]] | None = None, mesh: Any = None, pad_tail: bool = False
+             ) -> Iterator[Run]:
     """Run every policy on every seed (and every grid cell); yield partial :class:`Run` s, chunk by chunk.
 
     With ``cells`` (a list of overrides of ``family.traced`` fields), every cell runs in the same
     compiled, vmapped scan; outputs are (cell, policy, seed, t). With a ``mesh`` (a 1-D
     :class:`jax.sharding.Mesh`), the cells are padded to a multiple of its size (the last cell
     repeated), split across its devices, and the padding dropped again: results equal a
-    single-device run's.
+    single-device run's. ``pad_tail``: every chunk has the length ``chunk`` (the last one masked), so
+    changing T costs no compilation (see :func:`safebandit_core.runner.run_chunks`).
     """
     settings = settings.validate()
     rows = None if cells is None else family.cells(settings, cells)
@@ -346,7 +348,7 @@ def simulate(family: Family, settings: Any, device: str | None = None, chunk: in
     start = time.perf_counter()
     policies = family.policies(settings)
     for chunk_ in runner.run_chunks(model, params, keys, settings.T, chunk=chunk, grid=grid, device=device,
-                                    shardings=shardings):
+                                    shardings=shardings, pad_tail=pad_tail):
         raw = chunk_.outputs if shardings is None else {k: v[:n_cells] for k, v in chunk_.outputs.items()}
         yield Run(family=family, settings=settings, policies=policies, raw=raw, t_done=chunk_.t_done,
                   device=dev_id, precision=precision, seconds=time.perf_counter() - start,

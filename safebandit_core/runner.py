@@ -81,10 +81,17 @@ def _one_run_init(model: Model, params: Params, key: jax.Array) -> Carry:
 
 
 def _one_run_advance(model: Model, params: Params, key: jax.Array, carry: Carry, t0: jax.Array, n: int,
-                     last: bool = False):
+                     last: bool = False, valid: jax.Array | None = None):
     ts = t0 + jnp.arange(n)
     obs = jax.vmap(model.draw, in_axes=(None, None, 0))(params, key, ts)  # the chunk's draws, vectorised
-    step = lambda c, o: model.step(params, c, o)
+    if valid is None:
+        step = lambda c, o: model.step(params, c, o)
+    else:  # a padded tail: rounds from ``valid`` on leave the carry as it was (their outputs are dropped)
+        obs = (obs, jnp.arange(n) < valid)
+
+        def step(c, o):
+            new, out = model.step(params, c, o[0])
+            return jax.tree.map(lambda a, b: jnp.where(o[1], a, b), new, c), out
     if not model.block or model.refresh is None or n < model.block:
         return _public(jax.lax.scan(step, carry, obs))
     nb, rem = divmod(n, model.block)  # chunks start at multiples of block (see run_chunks)
@@ -123,11 +130,12 @@ def _init_batched(model: Model, params: Params, keys: jax.Array, grid: Any) -> C
 
 @functools.partial(jax.jit, static_argnums=(0, 5, 6, 7), donate_argnums=(3,))
 def _advance_batched(model: Model, params: Params, keys: jax.Array, carry: Carry, t0: jax.Array, n: int, grid: Any,
-                     last: bool = False):
-    f = jax.vmap(functools.partial(_one_run_advance, model, n=n, last=last), in_axes=(None, 0, 0, None))
+                     last: bool = False, valid: jax.Array | None = None):
+    one = lambda p, k, c, t, v: _one_run_advance(model, p, k, c, t, n, last, v)
+    f = jax.vmap(one, in_axes=(None, 0, 0, None, None))
     if grid is not False:
-        f = jax.vmap(f, in_axes=(_axes(grid), None, 0, None))
-    return f(params, keys, carry, t0)
+        f = jax.vmap(f, in_axes=(_axes(grid), None, 0, None, None))
+    return f(params, keys, carry, t0, valid)
 
 
 def _axes(grid: Any) -> Any:
@@ -170,6 +178,7 @@ def run_chunks(
     grid: Any = False,
     device: str | None = None,
     shardings: tuple[Any, Any] | None = None,
+    pad_tail: bool = False,
 ) -> Iterator[Chunk]:
     """Run ``T`` rounds for every key (and every settings row when ``grid``), yielding partial results.
 
@@ -180,6 +189,10 @@ def run_chunks(
     ``block``, chunks are rounded down to a multiple of it (at least one block), so results do
     not depend on the chunking.
 
+    ``pad_tail``: run a shorter last chunk at the full chunk length with its extra rounds masked (they
+    leave the state as it was and their outputs are dropped), so T never enters a static shape: one
+    compiled chunk serves every T (the pages use it, so moving T does not recompile).
+
     ``shardings``: ``(params_sharding, keys_sharding)``, a sharding (or a pytree of them matching
     ``params``) for the params and one for the keys. The inputs are placed with them instead of on
     ``device``, and jit lays the whole computation out the same way (e.g. the settings rows of a
@@ -188,7 +201,7 @@ def run_chunks(
     with _device.on_device(device) as dev:
         if chunk is None:
             chunk = auto_chunk(model, params, keys, grid)
-        chunk = max(1, min(chunk, T))
+        chunk = max(1, chunk if pad_tail else min(chunk, T))
         if model.block and chunk < T:
             chunk = max(model.block, chunk - chunk % model.block)
         params = jax.device_put(params, dev if shardings is None else shardings[0])
@@ -198,7 +211,13 @@ def run_chunks(
         t0 = 0
         while t0 < T:
             n = min(chunk, T - t0)
-            carry, outs = _advance_batched(model, params, keys, carry, jnp.asarray(t0), n, grid, t0 + n >= T)
+            if pad_tail and n < chunk:
+                carry, outs = _advance_batched(model, params, keys, carry, jnp.asarray(t0), chunk, grid, True,
+                                               jnp.asarray(n))
+                cut = (Ellipsis, slice(0, n)) + ((slice(None),) if model.policy_axis else ())
+                outs = {k: v[cut] for k, v in outs.items()}
+            else:
+                carry, outs = _advance_batched(model, params, keys, carry, jnp.asarray(t0), n, grid, t0 + n >= T)
             for k, v in outs.items():
                 v = np.asarray(v)
                 if model.policy_axis:  # (..., S, n, P) -> (..., P, S, n)

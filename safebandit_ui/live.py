@@ -26,10 +26,13 @@ SHORT_WORK = 2_000_000
 COMPILING = "Compiling for this shape (only the first run of a shape on this server)…"
 
 
-def chunk_for(T: int) -> int:
-    """Rounds per live chunk: about 20 chunks, a multiple of 1000 (the dose model's refresh block) when large."""
-    step = max(1, T // 20)
-    return max(1000, step - step % 1000) if step >= 1000 else step
+PAGE_CHUNK = 1000
+"""Rounds per chunk of every page run, whatever T: the last chunk is padded and masked, so moving T (or
+streaming a long run) never compiles anything new (:func:`safebandit_core.runner.run_chunks`)."""
+
+
+def _simulate(settings: Any, device: str, chunk: int) -> Any:
+    return families.simulate(settings, device, chunk, pad_tail=True)
 
 
 def run(settings: Any, ctx: shell.RunContext, redraw: Callable[[Run], None] | None = None, extra: Any = None,
@@ -38,8 +41,9 @@ def run(settings: Any, ctx: shell.RunContext, redraw: Callable[[Run], None] | No
 
     ``simulate(settings, device, chunk)`` replaces :func:`safebandit_core.families.simulate` for runs that
     need more than settings (a fitted data set); ``extra`` then tells such runs apart in the store.
+    Every run goes in chunks of :data:`PAGE_CHUNK` rounds with a masked tail.
     """
-    sim = simulate or families.simulate
+    sim = simulate or _simulate
     key = store.key_of(settings, ctx.device, extra)
     shared = store.store()
     hit = shared.peek(key)
@@ -55,12 +59,12 @@ def run(settings: Any, ctx: shell.RunContext, redraw: Callable[[Run], None] | No
         start = time.perf_counter()
         if not live:
             with st.spinner(COMPILING if estimate is None else "Running…"):
-                last = runner.final(sim(settings, ctx.device, None))
+                last = runner.final(sim(settings, ctx.device, PAGE_CHUNK))
         else:
             bar = st.progress(0.0, text=COMPILING if estimate is None else "Starting…")
             drawn = time.perf_counter()
             last = None
-            for last in sim(settings, ctx.device, chunk_for(settings.T)):
+            for last in sim(settings, ctx.device, PAGE_CHUNK):
                 bar.progress(last.fraction, text=f"Round {last.t_done:,} of {settings.T:,}")
                 if not last.done and time.perf_counter() - drawn > REDRAW_EVERY_S:
                     redraw(last)
