@@ -13,8 +13,9 @@ from __future__ import annotations
 import dataclasses
 import time
 
-from safebandit_core import device
 from safebandit_core.data import experiment as ex
+
+from safebandit_core import device
 
 PAPER_ROUNDS = 100_000
 

@@ -13,7 +13,8 @@ from __future__ import annotations
 import time
 
 from safebandit_core import device as _device
-from safebandit_core.conservative.sim import ConservativeSettings, resolve_precision, sweep
+from safebandit_core import families
+from safebandit_core.conservative import FAMILY, ConservativeSettings
 
 FULL = dict(
     cmab=dict(sizes=(24, 72, 144), alphas=(0.05, 0.1, 0.15)),
@@ -44,7 +45,7 @@ def bench(quick: bool) -> list[dict]:
             settings = _settings(problem, size, cfg["seeds"], cfg["T"])
             alphas = cfg[problem]["alphas"]
             start = time.perf_counter()
-            frame = sweep(settings, alphas)
+            frame = families.summary(families.run(settings, cells=[{"alpha": a} for a in alphas]))
             seconds = time.perf_counter() - start
             policies = settings.policy_list()
             rounds = len(alphas) * settings.seeds * settings.T * len(policies)
@@ -52,14 +53,14 @@ def bench(quick: bool) -> list[dict]:
             held = bool((frame[frame["policy"] == "gencb"]["min_slack"] >= 0).all())
             shape = f"K={size}" if problem == "cmab" else f"d={size}, K={2 * size}"
             shape += ", m=2" if problem == "cccb" else ""
-            mu0 = float(frame["mu0"].iloc[0])
+            mu0 = FAMILY.resolved(settings).mu0
             rows.append({
                 "benchmark": f"conservative_{problem}",
                 "setting": (f"{shape}, α∈{list(alphas)}, μ0={mu0:g}, {settings.seeds} runs, T={settings.T}, "
                             f"{'+'.join(policies)}"),
                 "seconds": round(seconds, 3),
                 "note": (f"{rounds / seconds:,.0f} policy-rounds/s on {_device.describe(None)} "
-                         f"({resolve_precision(settings, None)}); GenCB slack ≥ 0 everywhere: {held}; "
+                         f"({FAMILY.precision_of(settings)}); GenCB slack ≥ 0 everywhere: {held}; "
                          f"at α={alphas[0]:g} "
                          + ", ".join(f"{p} regret {first.loc[p, 'cum_regret_mean']:.0f} / N0 "
                                      f"{first.loc[p, 'default_pulls_mean']:.0f}" for p in policies)),

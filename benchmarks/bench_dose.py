@@ -15,8 +15,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from safebandit_core import device
-from safebandit_core.dose.sim import DoseSettings, run, run_grid
+from safebandit_core import device, families
+from safebandit_core.dose import DoseSettings, run_on_stream
 
 
 class _RefState(NamedTuple):
@@ -78,8 +78,6 @@ def _timed(fn, repeat: int = 3) -> float:
 
 
 def _core_vs_reference(d: int, T: int, refresh_every: int | None = None) -> dict:
-    from safebandit_core.dose.sim import DoseSettings, run_on_stream
-
     X, xr, xc, th, mu = _stream(d, T)
     refresh = DoseSettings.refresh_every if refresh_every is None else refresh_every
     kw = dict(tau=0.5, delta=0.05, delta_prime=0.05, kappa_r=0.3, kappa_c=0.3, S=1.0, L=1.0, refresh_every=refresh)
@@ -100,9 +98,9 @@ def _sweep(quick: bool) -> dict:
     start = time.perf_counter()
     for d in (5, 10):
         base = DoseSettings(d=d, T=T, seeds=5, kappa_r=0.3, kappa_c=0.3, precision="float64")
-        run_grid(base, [{"tau": tau} for tau in (0.1, 0.2, 0.5, 1.0)], device="cpu")
+        families.run(base, "cpu", cells=[{"tau": tau} for tau in (0.1, 0.2, 0.5, 1.0)])
     seconds = time.perf_counter() - start
-    return {"benchmark": "seed-000 synthetic sweep (cold, incl. compile)",
+    return {"benchmark": "Safety by Design synthetic sweep (cold, incl. compile)",
             "setting": f"d in {{5,10}} x tau in {{0.1,0.2,0.5,1}} x 3 policies x 5 seeds x T={T}, CPU float64",
             "seconds": seconds, "note": "target < 10 s on a 2-core CPU"}
 
@@ -110,9 +108,9 @@ def _sweep(quick: bool) -> dict:
 def _big_d(quick: bool, dev: str) -> dict:
     d, T = (512, 200) if quick else (2048, 400)
     s = DoseSettings(policies=("hpucb",), d=d, T=T, seeds=1, precision="float32")
-    run(s, dev)  # compile
+    families.run(s, dev)  # compile
     start = time.perf_counter()
-    run(s, dev)
+    families.run(s, dev)
     seconds = time.perf_counter() - start
     return {"benchmark": "time per round, large d", "setting": f"d={d}, float32, 1 run, {dev}",
             "seconds": seconds, "per_round_ms": 1000 * seconds / T, "note": f"{T} rounds"}

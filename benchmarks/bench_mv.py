@@ -13,9 +13,8 @@ import time
 import numpy as np
 
 from safebandit_core import device as _device
-from safebandit_core import runner
-from safebandit_core.conservative.mv import assumption_ok
-from safebandit_core.conservative.mv_sim import MVSettings, grid_params, make_model, precision_of
+from safebandit_core import families
+from safebandit_core.meanvar import FAMILY, MVSettings, assumption_ok
 
 FULL = dict(Ks=(24, 72, 144), alphas=(0.05, 0.1, 0.15), rhos=(10.0, 30.0, 60.0), seeds=50, T=10_000)
 QUICK = dict(Ks=(24,), alphas=(0.1,), rhos=(10.0, 30.0), seeds=5, T=500)
@@ -27,18 +26,17 @@ def bench(quick: bool) -> list[dict]:
     rows = []
     for K in cfg["Ks"]:
         base = MVSettings(K=K, mu0=0.7, T=cfg["T"], seeds=cfg["seeds"]).validate()
-        model = make_model(base.policies, K, "bernoulli")
-        keys = runner.seed_keys(base.base_seed, base.seeds)
         guaranteed, held, final = 0, 0, []
         start = time.perf_counter()
         for alpha in cfg["alphas"]:
             pairs = [(alpha, rho) for rho in cfg["rhos"]]
-            out = runner.run(model, grid_params(base, pairs), keys, base.T, grid=True)
+            out = families.run(base, cells=[{"alpha": a, "rho": r} for a, r in pairs]).outputs
+            cucb, ucb = base.policies.index("mvcucb"), base.policies.index("mvucb")
             for g, (a, r) in enumerate(pairs):
                 if assumption_ok(a, base.mu0, r):
                     guaranteed += 1
-                    held += int(out["mvcucb/slack"][g].min() >= 0.0)
-            final.append(out["mvcucb/cum_regret"][..., -1] - out["mvucb/cum_regret"][..., -1])
+                    held += int(out["slack"][g, cucb].min() >= 0.0)
+            final.append(out["cum_regret"][:, cucb, :, -1] - out["cum_regret"][:, ucb, :, -1])
         seconds = time.perf_counter() - start
         n_pairs = len(cfg["alphas"]) * len(cfg["rhos"])
         rounds = n_pairs * base.seeds * base.T * 2
@@ -49,7 +47,7 @@ def bench(quick: bool) -> list[dict]:
                         f"{base.seeds} runs, T={base.T}, 2 policies"),
             "seconds": round(seconds, 3),
             "note": (f"{rounds / seconds:,.0f} policy-rounds/s on {_device.describe(None)} "
-                     f"({precision_of(base)}); slack ≥ 0 in {held}/{guaranteed} settings with ρ > 2/(αμ0); "
+                     f"({FAMILY.precision_of(base)}); slack ≥ 0 in {held}/{guaranteed} settings with ρ > 2/(αμ0); "
                      f"mean T·R̃ of MV-CUCB minus MV-UCB = {extra:.1f}"),
         })
     return rows
