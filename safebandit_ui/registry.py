@@ -33,6 +33,8 @@ PAGES: tuple[PageSpec, ...] = (
     PageSpec("pages/dose.py", "Dose model", ":material/medication:", "Models",
              "Choose a dose each round without letting the realized cost pass a limit: HPC-UCB against "
              "On-Expectation and ε-Greedy, live."),
+    PageSpec("pages/nonlinear.py", "Non-linear dose model", ":material/function:", "Models",
+             "The same dose rule when reward and cost are non-linear: HPC-UCB narrows a finite function class."),
     PageSpec("pages/conservative.py", "Conservative bandits", ":material/shield:", "Models",
              "Never fall more than a share α behind a safe default arm: GenCB against ConUCB / CLUCB / C3UCB and "
              "the unconstrained UCB, LinUCB, C2UCB, live."),
