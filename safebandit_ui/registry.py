@@ -37,7 +37,13 @@ PAGES: tuple[PageSpec, ...] = (
     PageSpec("pages/dose.py", "Dose model", "💊", "Models",
              "Choose a dose each round without letting the realized cost pass a limit: HPC-UCB against "
              "On-Expectation and ε-Greedy, live."),
+<<<<<<< HEAD
     PageSpec("pages/conservative.py", "Conservative bandits", "🛡️", "Models",
+=======
+    PageSpec("pages/nonlinear.py", "Non-linear dose model", "🧮", "Models",
+             "The same dose rule when reward and cost are non-linear: HPC-UCB narrows a finite function class."),
+    PageSpec("pages/conservative.py", "Conservative bandits", ":material/shield:", "Models",
+>>>>>>> h-ui-nonlinear
              "Never fall more than a share α behind a safe default arm: GenCB against ConUCB / CLUCB / C3UCB and "
              "the unconstrained UCB, LinUCB, C2UCB, live."),
     PageSpec("pages/mean_variance.py", "Mean-variance bandits", "📈", "Models",
