@@ -37,13 +37,9 @@ PAGES: tuple[PageSpec, ...] = (
     PageSpec("pages/dose.py", "Dose model", "💊", "Models",
              "Choose a dose each round without letting the realized cost pass a limit: HPC-UCB against "
              "On-Expectation and ε-Greedy, live."),
-<<<<<<< HEAD
-    PageSpec("pages/conservative.py", "Conservative bandits", "🛡️", "Models",
-=======
     PageSpec("pages/nonlinear.py", "Non-linear dose model", "🧮", "Models",
              "The same dose rule when reward and cost are non-linear: HPC-UCB narrows a finite function class."),
-    PageSpec("pages/conservative.py", "Conservative bandits", ":material/shield:", "Models",
->>>>>>> h-ui-nonlinear
+    PageSpec("pages/conservative.py", "Conservative bandits", "🛡️", "Models",
              "Never fall more than a share α behind a safe default arm: GenCB against ConUCB / CLUCB / C3UCB and "
              "the unconstrained UCB, LinUCB, C2UCB, live."),
     PageSpec("pages/mean_variance.py", "Mean-variance bandits", "📈", "Models",
@@ -52,7 +48,8 @@ PAGES: tuple[PageSpec, ...] = (
              "Both papers' synthetic tables and figures in one click, next to their numbers; sweeps of the safety "
              "settings as phase diagrams; regret rates against the theory."),
     PageSpec("pages/replay_battery.py", "Battery replay", "🔋", "Paper replays",
-             "Safety by Design's NASA Li-ion experiment on a real NASA cell shipped with the app, or your own RW9–RW12 files."),
+             "Safety by Design's NASA Li-ion experiment on a real NASA cell shipped with the app, or your own "
+             "RW9–RW12 files."),
     PageSpec("pages/about.py", "About", "ℹ️", "About",
              "The papers, the exact reading of each algorithm, and the device this app computes on."),
 )
