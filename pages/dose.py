@@ -18,8 +18,9 @@ from safebandit_core.dose import FAMILY, LABELS, NAMES, DoseSettings, curves
 from safebandit_core.dose.settings import MAX_D, MAX_SEEDS, MAX_T
 from safebandit_core.model import Run
 from safebandit_core.viz import dose as vd
+from safebandit_core.viz import steps
 from safebandit_core.viz.common import by_label
-from safebandit_ui import downloads, forms, live, pagekit, shell
+from safebandit_ui import downloads, forms, live, pagekit, pins, shell, tools
 from safebandit_ui.forms import Control
 
 DEFAULT = DoseSettings()
@@ -126,8 +127,9 @@ def tidy(run: Run) -> tuple[pd.DataFrame, pd.DataFrame]:
 def main_figures(s: DoseSettings, frame: pd.DataFrame, summary: pd.DataFrame, band: str = "std"
                  ) -> dict[str, go.Figure]:
     """The charts that update live, by slot name."""
-    return {"regret": vd.regret_figure(frame, band=band), "violations": vd.violation_figure(summary, s.delta),
-            "cost": vd.cost_figure(frame, s.tau), "safe": vd.safe_interval_figure(frame)}
+    return {"regret": pins.overlay(vd.regret_figure(frame, band=band), "dose"),
+            "violations": vd.violation_figure(summary, s.delta), "cost": vd.cost_figure(frame, s.tau),
+            "safe": vd.safe_interval_figure(frame)}
 
 
 def draw_main(slots: dict[str, Any], s: DoseSettings, frame: pd.DataFrame, summary: pd.DataFrame, band: str,
@@ -227,10 +229,6 @@ def main() -> None:
             return
         for w in FAMILY.warnings(s):
             st.warning(w, icon=":material/warning:")
-        work = len(s.policies) * s.seeds * s.T
-        if work > 20_000_000:
-            st.info(f"A large run ({work / 1e6:,.0f} million policy-rounds): the charts update as it goes; change "
-                    "any control to stop it.", icon=":material/hourglass:")
         status = st.empty()
         slots, band = layout()
         run, shared, seconds = live.run(s, ctx, lambda r: draw_main(slots, s, *tidy(r), band="std",
@@ -242,9 +240,11 @@ def main() -> None:
         slots["regret_text"].markdown(captions.regret_order(summary, s.T))
         slack_and_table(s, frame, summary)
         round_inspector(s, frame)
+        tools.panel("dose", run, summary, lambda label, seed: steps.dose_steps(
+            frame[(frame["policy"] == label) & (frame["seed"] == seed)], s.tau, f"{label}, seed {seed}:"))
         downloads.downloads(s, lambda: families.tidy(run), f"dose_T{s.T}_d{s.d}_seed{s.base_seed}", summary=summary,
                             figures=lambda: {**main_figures(s, frame, summary, band), "slack": vd.slack_figure(frame)},
-                            device=run.device, precision=run.precision)
+                            extra=lambda: pins.export("dose"), device=run.device, precision=run.precision)
 
 
 main()

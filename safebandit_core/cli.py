@@ -143,6 +143,41 @@ def write_frame(frame: pd.DataFrame, path: Path) -> None:
         frame.to_csv(path, index=False)
 
 
+COMMAND_OF_KIND: dict[str, str] = {"dose": "dose", "nonlinear": "nonlinear", "conservative": "conservative",
+                                   "mv": "mv", "battery": "battery", "logged": "data", "preset": "replay",
+                                   "sweep": "sweep"}
+"""The command that runs each settings kind (for the line a page shows)."""
+POLICY_FLAGS = ("policies",)
+
+
+def command_for(settings: Any) -> str | None:
+    """The command line that re-runs ``settings`` (flags for every field that differs from the command's
+    default), or None when no command takes this kind. Several policies become ``--policy all``."""
+    import dataclasses
+
+    from .settings import to_dict
+
+    data = to_dict(settings)
+    name = COMMAND_OF_KIND.get(data.get("kind", ""))
+    if name is None or name not in COMMANDS:
+        return None
+    mod = importlib.import_module(COMMANDS[name])
+    parser = _Parser(prog=name)
+    mod.add_arguments(parser)
+    actions = {a.dest: a for a in parser._actions if a.option_strings}
+    parts = ["python", "-m", "safebandit_core", name]
+    for field in (f.name for f in dataclasses.fields(settings)):
+        value = data.get(field)
+        if field in POLICY_FLAGS and "policy" in actions:
+            parts += ["--policy", value[0] if len(value) == 1 else "all"]
+            continue
+        action = actions.get(field)
+        if action is None or value is None or value == action.default or isinstance(value, (list, tuple)):
+            continue
+        parts += [action.option_strings[-1], str(value)]
+    return " ".join(parts + ["--json"])
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The full parser with every registered subcommand."""
     parser = _Parser(prog="python -m safebandit_core", description="Safe bandit simulations from the command line.")

@@ -23,6 +23,8 @@ LIVE_AFTER_S = 1.0
 REDRAW_EVERY_S = 0.5
 SHORT_WORK = 2_000_000
 """Below this many work units a run is drawn once even before the server knows the model's speed."""
+LONG_RUN = ("A long run: the charts update as it goes. Change any control, or press Stop at the top right, to stop "
+            "it; other visitors' pages are not held up by it.")
 COMPILING = "Compiling for this shape (only the first run of a shape on this server)…"
 
 
@@ -61,6 +63,7 @@ def run(settings: Any, ctx: shell.RunContext, redraw: Callable[[Run], None] | No
             with st.spinner(COMPILING if estimate is None else "Running…"):
                 last = runner.final(sim(settings, ctx.device, PAGE_CHUNK))
         else:
+            note.info(LONG_RUN, icon=":material/hourglass:")
             bar = st.progress(0.0, text=COMPILING if estimate is None else "Starting…")
             drawn = time.perf_counter()
             last = None

@@ -1,4 +1,4 @@
-"""``python -m safebandit_core conservative``: one policy of seed 001 on CMAB, CLB or CCCB.
+"""``python -m safebandit_core conservative``: GenCB and its baselines (One-size-fits-all) on CMAB, CLB or CCCB.
 
 Bad input exits with code 2 and one line naming the flag and its allowed range.
 """
@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import argparse
 
-from .. import families
+from .. import cli, families
 from ..cli import CliError, check_device, check_out_path, emit, settings_error_line, write_frame
 from ..settings import SettingsError
 from .instances import describe_instance, make_instance
 from .settings import POLICIES, PROBLEMS, ConservativeSettings
 
-HELP = "Conservative bandits (seed 001): GenCB, its expected-reward baselines or the unconstrained policy."
+HELP = ("Conservative bandits (One-size-fits-all, AAAI 2021): GenCB, its expected-reward baselines or the "
+        "unconstrained policy.")
 
 FLAGS = {"policies": "--policy", "base_seed": "--base-seed"}
 
@@ -22,7 +23,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The subcommand's flags (defaults: seed 001's CMAB preset, K = 72, α = 0.05, μ_0 = 0.7)."""
     fits = "; ".join(f"{p}: {', '.join(POLICIES[p])}" for p in PROBLEMS)
     parser.add_argument("--problem", choices=PROBLEMS, default="cmab", help="which conservative bandit problem")
-    parser.add_argument("--policy", default="gencb", help=f"policy that fits the problem ({fits})")
+    parser.add_argument("--policy", default="gencb",
+                        help=f"policy that fits the problem ({fits}), or all (GenCB, its baseline, the unconstrained)")
     parser.add_argument("--K", type=int, default=72, help="number of (base) arms, >= 2 (CCCB: <= 62)")
     parser.add_argument("--d", type=int, default=5, help="feature dimension for CLB and CCCB, >= 1")
     parser.add_argument("--m", type=int, default=2, help="super arm size for CCCB, in [1, K]")
@@ -46,7 +48,8 @@ def run(args: argparse.Namespace) -> int:
     """Validate, run, print the summary (and write the tidy frame with ``--out``)."""
     out_path = check_out_path(args.out)
     settings = ConservativeSettings(
-        problem=args.problem, policies=(args.policy,), K=args.K, d=args.d, m=args.m, alpha=args.alpha,
+        problem=args.problem, policies=() if args.policy == "all" else (args.policy,), K=args.K, d=args.d, m=args.m,
+        alpha=args.alpha,
         mu0=args.mu0, T=args.T, seeds=args.seeds, base_seed=args.base_seed, lam=args.lam, S=args.S, L=args.L,
         precision=args.precision)
     try:
@@ -58,17 +61,13 @@ def run(args: argparse.Namespace) -> int:
         result = families.run(settings, device=args.device)
     except SettingsError as err:
         raise CliError(settings_error_line(err, FLAGS)) from None
-    row = families.summary(result).iloc[0]
     inst = make_instance(settings)
-    report = {
-        "problem": settings.problem, "policy": args.policy, "K": settings.K,
-        "d": settings.dim, "m": settings.size, "T": settings.T, "seeds": settings.seeds,
-        "base_seed": settings.base_seed, "alpha": settings.alpha, "mu0": inst.mu0,
-        "mu0_derived": not inst.mu0_given, "best_mean": inst.best,
-        **{k: float(row[k]) for k in ("default_pulls_mean", "cum_regret_mean", "cum_regret_std", "cum_regret_min",
-                                      "cum_regret_max", "min_slack")},
-        "seconds": round(result.seconds, 3), "device": result.device, "precision": result.precision,
-    }
+    rows = []
+    for row in cli.run_rows(result, result.seconds, ("problem", "K", "alpha", "base_seed")):
+        row.update({"d": settings.dim, "m": settings.size, "mu0": inst.mu0, "mu0_derived": not inst.mu0_given,
+                    "best_mean": inst.best, "seconds": round(result.seconds, 3)})
+        rows.append(row)
+    report = cli.grouped(rows)
     if out_path is not None:
         write_frame(families.tidy(result), out_path)
         report["out"] = str(out_path)

@@ -11,14 +11,14 @@ import argparse
 import time
 from typing import Any
 
+from .. import cli, families
 from .. import device as _device
-from .. import families
 from ..cli import CliError, check_device, check_out_path, emit, settings_error_line, write_frame
 from ..settings import SettingsError
 from .policies import NAMES
 from .settings import MVSettings, assumption_ok, assumption_text
 
-HELP = "Conservative mean-variance bandits (seed 001 §4): MV-CUCB vs MV-UCB on Bernoulli arms."
+HELP = "Conservative mean-variance bandits (One-size-fits-all, AAAI 2021, §4): MV-CUCB vs MV-UCB on Bernoulli arms."
 
 FLAGS = {"policies": "--policy", "K": "--K", "alpha": "--alpha", "mu0": "--mu0", "rho": "--rho", "T": "--T",
          "seeds": "--seeds", "base_seed": "--base-seed", "precision": "--precision"}
@@ -27,7 +27,8 @@ FLAGS = {"policies": "--policy", "K": "--K", "alpha": "--alpha", "mu0": "--mu0",
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The ``mv`` flags; defaults are :class:`MVSettings`' defaults."""
     d = MVSettings()
-    parser.add_argument("--policy", choices=NAMES, default=NAMES[0], help="policy to run (default %(default)s)")
+    parser.add_argument("--policy", choices=(*NAMES, "all"), default=NAMES[0],
+                        help="policy to run, or all (default %(default)s)")
     parser.add_argument("--K", type=int, default=d.K, help="number of regular arms, 1..1000 (default %(default)s)")
     parser.add_argument("--alpha", type=float, default=d.alpha, help="tolerance α in (0, 1) (default %(default)s)")
     parser.add_argument("--mu0", type=float, default=d.mu0,
@@ -45,7 +46,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Validate the flags, run the simulation, print the summary; 2 on bad input."""
-    settings = MVSettings(policies=(args.policy,), K=args.K, alpha=args.alpha, mu0=args.mu0, rho=args.rho,
+    policies = NAMES if args.policy == "all" else (args.policy,)
+    settings = MVSettings(policies=tuple(policies), K=args.K, alpha=args.alpha, mu0=args.mu0, rho=args.rho,
                           T=args.T, seeds=args.seeds, base_seed=args.base_seed, precision=args.precision)
     try:
         settings.validate()
@@ -58,33 +60,19 @@ def run(args: argparse.Namespace) -> int:
     result_run = families.run(settings, device=args.device)
     seconds = time.perf_counter() - start
 
-    row = families.summary(result_run).iloc[0].to_dict()
     ok = assumption_ok(settings.alpha, settings.mu0, settings.rho)
-    result: dict[str, Any] = {
-        "policy": args.policy,
-        "K": settings.K,
-        "T": settings.T,
-        "seeds": settings.seeds,
-        "base_seed": settings.base_seed,
-        "alpha": settings.alpha,
-        "mu0": settings.mu0,
-        "rho": settings.rho,
-        "assumption_ok": ok,
-        "assumption": assumption_text(settings.alpha, settings.mu0, settings.rho),
-        "default_pulls_mean": row["default_pulls_mean"],
-        "regret_mean": row["regret_mean"],
-        "regret_std": row["regret_std"],
-        "min_slack": row["min_slack"],
-        "constraint_held": bool(row["min_slack"] >= 0.0),
-        "seconds": round(seconds, 4),
-        "device": device_label,
-        "precision": result_run.precision,
-    }
+    rows = []
+    for row in cli.run_rows(result_run, seconds, ("K", "alpha", "mu0", "rho", "base_seed")):
+        row.update({"assumption_ok": ok, "assumption": assumption_text(settings.alpha, settings.mu0, settings.rho),
+                    "regret_mean": row["cum_regret_mean"], "constraint_held": bool(row["min_slack"] >= 0.0),
+                    "seconds": round(seconds, 4), "device": device_label})
+        rows.append(row)
+    result: dict[str, Any] = cli.grouped(rows)
     if out_path is not None:
         write_frame(families.tidy(result_run), out_path)
         result["out"] = str(out_path)
 
-    lines = [f"{args.policy}: K={settings.K}, α={settings.alpha:g}, μ₀={settings.mu0:g}, ρ={settings.rho:g}, "
+    lines = [f"{', '.join(policies)}: K={settings.K}, α={settings.alpha:g}, μ₀={settings.mu0:g}, ρ={settings.rho:g}, "
              f"T={settings.T}, {settings.seeds} seeds"]
     lines += ["WARNING: " + w for w in families.of(settings).warnings(settings)]
     emit(result, args.json, lines)

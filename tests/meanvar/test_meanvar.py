@@ -389,9 +389,11 @@ def test_cli_json_contract():
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
     assert isinstance(data, dict)
-    assert list(data) == ["policy", "K", "T", "seeds", "base_seed", "alpha", "mu0", "rho", "assumption_ok",
-                          "assumption", "default_pulls_mean", "regret_mean", "regret_std", "min_slack",
-                          "constraint_held", "seconds", "device", "precision"]
+    old = ["policy", "K", "T", "seeds", "base_seed", "alpha", "mu0", "rho", "assumption_ok", "assumption",
+           "default_pulls_mean", "regret_mean", "regret_std", "min_slack", "constraint_held", "seconds", "device",
+           "precision"]
+    assert set(old) <= set(data), "every key of the previous release is kept"
+    assert {"kind", "label", "cum_regret_mean", "cum_regret_std", "settings"} <= set(data), "the shared keys"
     assert data["policy"] == "mvcucb" and data["T"] == 200 and data["seeds"] == 3
     assert data["assumption_ok"] is True and data["min_slack"] >= 0 and data["default_pulls_mean"] >= 1
     assert data["constraint_held"] is True and data["precision"] == "float64"

@@ -1,0 +1,129 @@
+"""A run stepped through round by round, drawn client-side: plotly frames with play, pause and a slider.
+
+The whole animation is in the figure (its ``frames``), so playing it costs the server nothing:
+no Streamlit rerun happens while it plays. :func:`dose_steps` shows one seed of one policy of the
+dose model: the dose chosen, the estimated safe upper end closing in on the true one, each
+realized cost against τ and the running count of rounds over it. :func:`conservative_steps`
+shows GenCB's book: its cumulative reward against the line (1 − α)·μ₀·t, and each default pull.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from .common import LIMIT_COLOR, TRUTH_COLOR
+
+MAX_FRAMES = 60
+MAX_POINTS = 250
+"""Frames and points per trace: each frame holds the run up to its round, so the figure stays about 1 MB."""
+
+
+def _thin(rows: pd.DataFrame, keep: np.ndarray | None = None, max_points: int = MAX_POINTS) -> pd.DataFrame:
+    """At most ``max_points`` evenly spaced rounds, plus every round flagged in ``keep`` (e.g. violations)."""
+    n = len(rows)
+    idx = np.unique(np.linspace(0, n - 1, min(n, max_points)).round().astype(int))
+    if keep is not None:
+        idx = np.union1d(idx, np.flatnonzero(keep))
+    return rows.iloc[idx]
+
+
+def _stops(T: int, max_frames: int) -> np.ndarray:
+    """Rounds at which the animation shows a frame: early rounds densely (learning is fast there), the rest evenly."""
+    early = np.unique(np.geomspace(1, max(1, T), max_frames // 2).round().astype(int))
+    even = np.linspace(1, T, max_frames - early.size).round().astype(int)
+    return np.unique(np.concatenate([early, even, [T]]))
+
+
+def _controls(stops: np.ndarray) -> dict:
+    """Play / pause buttons and a round slider, all handled by plotly in the browser."""
+    play = {"label": "▶ Play", "method": "animate",
+            "args": [None, {"frame": {"duration": 80, "redraw": False}, "fromcurrent": True,
+                            "transition": {"duration": 0}}]}
+    pause = {"label": "⏸ Pause", "method": "animate",
+             "args": [[None], {"frame": {"duration": 0, "redraw": False}, "mode": "immediate"}]}
+    steps = [{"label": str(t), "method": "animate",
+              "args": [[str(t)], {"frame": {"duration": 0, "redraw": False}, "mode": "immediate"}]} for t in stops]
+    return {"updatemenus": [{"type": "buttons", "buttons": [play, pause], "x": 0.0, "y": 1.18, "xanchor": "left",
+                             "direction": "left", "showactive": False}],
+            "sliders": [{"steps": steps, "currentvalue": {"prefix": "round t = "}, "x": 0.18, "len": 0.82,
+                         "y": 1.2, "pad": {"t": 0}}]}
+
+
+def dose_steps(rows: pd.DataFrame, tau: float, title: str = "", max_frames: int = MAX_FRAMES) -> go.Figure:
+    """One seed and policy of the dose model, stepped: ``rows`` has ``t, alpha, est_upper, true_upper, cost``."""
+    rows = rows.sort_values("t")
+    T = int(rows["t"].iloc[-1])
+    stops = _stops(T, max_frames)
+    viol = np.cumsum(rows["cost"].to_numpy() > tau)
+    rows = _thin(rows, rows["cost"].to_numpy() > tau)
+    t_shown = rows["t"].to_numpy()
+    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.12,
+                        subplot_titles=("dose α_t, estimated safe end α̂max_t and the true end",
+                                        "realized cost C_t against τ"))
+
+    def traces(k: int) -> list[go.Scatter]:
+        part = rows.iloc[: int(np.searchsorted(t_shown, k, side="right"))]
+        over = part[part["cost"] > tau]
+        return [
+            go.Scatter(x=part["t"], y=part["true_upper"], mode="lines", name="true safe end α*max",
+                       line={"color": TRUTH_COLOR, "width": 1}),
+            go.Scatter(x=part["t"], y=part["est_upper"], mode="lines", name="estimated safe end α̂max",
+                       line={"color": "#1f77b4", "width": 2}),
+            go.Scatter(x=part["t"], y=part["alpha"], mode="markers", name="dose α_t",
+                       marker={"size": 4, "color": "#2ca02c"}),
+            go.Scatter(x=part["t"], y=part["cost"], mode="markers", name="cost C_t",
+                       marker={"size": 4, "color": "#7f7f7f"}),
+            go.Scatter(x=over["t"], y=over["cost"], mode="markers", name="over τ",
+                       marker={"size": 8, "color": LIMIT_COLOR, "symbol": "x"}),
+        ]
+
+    first = traces(1)
+    for i, tr in enumerate(first):
+        fig.add_trace(tr, row=1 if i < 3 else 2, col=1)
+    fig.add_hline(y=tau, line={"color": LIMIT_COLOR, "dash": "dash"}, row=2, col=1)
+    fig.frames = [go.Frame(data=traces(int(k)), traces=list(range(5)), name=str(int(k)),
+                           layout={"title": {"text": f"{title} round {int(k):,}: {int(viol[k - 1]):,} of {int(k):,} "
+                                                     f"rounds over τ = {tau:g}"}})
+                  for k in stops]
+    fig.update_layout(title={"text": f"{title} round 1", "x": 0.0}, height=520, margin={"t": 110, "l": 50, "r": 10},
+                      legend={"orientation": "h", "y": -0.12}, **_controls(stops))
+    fig.update_xaxes(range=[0, T + 1])
+    fig.update_yaxes(range=[0, 1.05], row=1, col=1)
+    lo, hi = float(rows["cost"].min()), float(rows["cost"].max())
+    fig.update_yaxes(range=[min(lo, 0.0) * 1.1, max(hi, tau) * 1.1], row=2, col=1)
+    return fig
+
+
+def conservative_steps(rows: pd.DataFrame, title: str = "", max_frames: int = MAX_FRAMES) -> go.Figure:
+    """One seed of a conservative policy, stepped: ``rows`` has ``t, cum_reward, baseline_line, default``."""
+    rows = rows.sort_values("t")
+    T = int(rows["t"].iloc[-1])
+    stops = _stops(T, max_frames)
+    pulls = np.cumsum(rows["default"].to_numpy().astype(int))
+    rows = _thin(rows)
+    t_shown = rows["t"].to_numpy()
+
+    def traces(k: int) -> list[go.Scatter]:
+        part = rows.iloc[: int(np.searchsorted(t_shown, k, side="right"))]
+        dflt = part[part["default"].astype(bool)]
+        return [
+            go.Scatter(x=part["t"], y=part["baseline_line"], mode="lines", name="(1 − α)·μ₀·t: the line",
+                       line={"color": LIMIT_COLOR, "dash": "dash"}),
+            go.Scatter(x=part["t"], y=part["cum_reward"], mode="lines", name="reward so far",
+                       line={"color": "#1f77b4", "width": 2}),
+            go.Scatter(x=dflt["t"], y=dflt["cum_reward"], mode="markers", name="default arm pulled",
+                       marker={"size": 5, "color": "#ff7f0e"}),
+        ]
+
+    fig = go.Figure(data=traces(1))
+    fig.frames = [go.Frame(data=traces(int(k)), traces=[0, 1, 2], name=str(int(k)),
+                           layout={"title": {"text": f"{title} round {int(k):,}: {int(pulls[k - 1]):,} default pulls"}})
+                  for k in stops]
+    top = float(max(rows["cum_reward"].max(), rows["baseline_line"].max())) * 1.05
+    fig.update_layout(title={"text": f"{title} round 1", "x": 0.0}, height=420, margin={"t": 110, "l": 50, "r": 10},
+                      xaxis={"range": [0, T + 1], "title": "round t"}, yaxis={"range": [0, top], "title": "reward"},
+                      legend={"orientation": "h", "y": -0.2}, **_controls(stops))
+    return fig

@@ -1,0 +1,55 @@
+"""What every model page offers under its charts: pin and compare, a step-through, the command line.
+
+One call, :func:`panel`, so these are written once for every family: the pins of :mod:`.pins`
+(a "before → after" table), an animated step-through of one seed (a plotly figure with frames,
+played in the browser: it costs the server nothing), and the command line that runs the same
+thing bigger, with the time this server expects it to take.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from safebandit_core import captions, cli
+
+from . import pins, store
+
+COMPARE = {"cum_regret_mean": "regret (mean)", "violation_rate": "violation rate", "min_slack": "min slack",
+           "default_pulls_mean": "default pulls N₀"}
+
+
+def command(settings: Any) -> None:
+    """The command line that runs these settings, and how long this server expects it to take."""
+    line = cli.command_for(settings)
+    if line is None:
+        return
+    st.markdown("**The same run from the command line** (raise `--T` and `--seeds` to go bigger):")
+    st.code(line, language="bash")
+    est = store.store().estimate(getattr(settings, "KIND", ""), store.work(settings))
+    if est is not None:
+        st.caption(f"About {captions.number(est, 2)} s on this machine at this size, by the last run of this model.")
+
+
+def panel(kind: str, run: Any, summary: pd.DataFrame, steps: Callable[[str, int], go.Figure] | None = None) -> None:
+    """Pins with their before → after table, the step-through (``steps(label, seed)``) and the command line."""
+    st.subheader("Compare, step through, go bigger")
+    pins.controls(kind, run, summary)
+    table = pins.compare(kind, summary, {c: n for c, n in COMPARE.items() if c in summary})
+    if table is not None:
+        st.markdown("Pinned → now (change):")
+        st.dataframe(table, hide_index=True)
+    if steps is not None:
+        with st.expander("Step through one run, round by round"):
+            left, right = st.columns(2)
+            label = left.selectbox("Policy", list(run.labels), key=f"{kind}_steps_policy")
+            seed = right.number_input("Seed", run.settings.base_seed, run.settings.base_seed + run.settings.seeds - 1,
+                                      run.settings.base_seed, key=f"{kind}_steps_seed")
+            if st.toggle("Show the animation", key=f"{kind}_steps_on",
+                         help="Built once; ▶ Play runs in your browser, the server does nothing while it plays."):
+                st.plotly_chart(steps(label, int(seed)), key=f"{kind}_steps")
+    command(run.settings)
