@@ -81,3 +81,36 @@ def conservative_summary(policy: Iterable[str], summary: pd.DataFrame, regret: s
     number_table(table, {"default pulls N₀(T) (mean)": "%.1f", mean: "%.2f", "min slack": "%.4g"})
 
 
+
+
+def upload_limit_mb() -> int:
+    """The largest upload the server takes, in MB (``server.maxUploadSize``), which pages also check themselves."""
+    return int(st.get_option("server.maxUploadSize"))
+
+
+def upload_problem(file: Any) -> str | None:
+    """Why an uploaded data file is refused before a byte of it is parsed (too large, empty), or None.
+
+    The size comes from the upload's own record, so an oversized file is turned away without being read;
+    the file's type is the uploader's ``type=`` filter (Streamlit refuses other extensions itself).
+    """
+    limit = upload_limit_mb()
+    if file.size > limit * 2**20:
+        return (f"**{file.name}** is {file.size / 2**20:,.1f} MB; an upload may be at most {limit} MB here. "
+                "Larger files run with the command line instead.")
+    if file.size == 0:
+        return f"**{file.name}** is empty: upload the file again."
+    return None
+
+
+def command_line(command: str, flags: Mapping[str, Any]) -> str:
+    """``python -m safebandit_core <command>`` with ``flags`` (None left out, True a bare flag, floats as ``%g``)."""
+    from shlex import quote
+
+    parts = ["python", "-m", "safebandit_core", command]
+    for flag, value in flags.items():
+        if value is None or value is False:
+            continue
+        text = format(value, "g") if isinstance(value, float) else str(value)
+        parts.append(flag if value is True else f"{flag} {quote(text)}")
+    return " ".join(parts)

@@ -1,18 +1,26 @@
 """Figures of the battery experiment (seed 000 §7): the raw NASA data, the currents, the fit.
 
-Inputs are plain frames: a window of the per-step table of :mod:`safebandit_core.data.battery`
+Inputs are plain frames: a window of the per-step table of :mod:`safebandit_core.battery.loader`
 (columns ``step, comment, current_mean, voltage_start, voltage_end, temperature_mean,
 temperature_max``), per-sample rows of ``raw_samples`` (``step, time, voltage, current,
-temperature``), and the fit frame of :func:`safebandit_core.data.experiment.fit_frame`. The
-replay itself is drawn with :mod:`safebandit_core.viz.dose`.
+temperature``), and the fit frame of :func:`safebandit_core.battery.fit_frame`. The replay itself
+is drawn with :mod:`safebandit_core.viz.dose` (:func:`replay_figures`); :func:`data_figures` gives
+the page's data and fit charts at once.
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from ..battery.family import fit_frame
+from ..battery.fit import BatteryProblem
+from ..battery.loader import random_walk_discharges
+from . import dose as vd
 from .common import PALETTE, TRUTH_COLOR, axis_ids, base_layout, figure, note, stacked, vline
 
 VOLTAGE_COLOR = "#0072B2"
@@ -143,3 +151,68 @@ def fit_scatter_figure(frame: pd.DataFrame, r2_reward: float, r2_cost: float) ->
                                 xanchor="left", font={"size": 12}))
     layout.update(hovermode="closest", annotations=annotations, shapes=shapes)
     return figure(traces, layout)
+
+
+def data_figures(steps: pd.DataFrame, problem: BatteryProblem, first: int, last: int) -> dict[str, go.Figure]:
+    """The data and the fit: steps ``first..last`` (``raw_window``), the rounds' mean currents (``currents``) and
+    the fit's observed-against-predicted scatter on the replay half (``fit_scatter``)."""
+    rounds = random_walk_discharges(steps)
+    currents = rounds.loc[rounds["n_samples"] >= 2, "current_mean"].to_numpy()
+    return {"raw_window": steps_figure(steps.iloc[first:last + 1]),
+            "currents": current_histogram(currents, problem.current_min, problem.current_max),
+            "fit_scatter": fit_scatter_figure(fit_frame(problem), problem.replay_r2_reward, problem.replay_r2_cost)}
+
+
+def replay_figures(frame: pd.DataFrame, summary: pd.DataFrame, tau: float, delta: float) -> dict[str, go.Figure]:
+    """One replay's charts (the dose model's, from a tidy frame by label and its summary): ``regret``, ``safe``
+    (estimated against true safe dose), ``cost`` (realized cost against τ) and ``violations`` (rates against δ)."""
+    return {"regret": vd.regret_figure(frame), "safe": vd.safe_interval_figure(frame),
+            "cost": vd.cost_figure(frame, tau), "violations": vd.violation_figure(summary, delta)}
+
+
+def _r2_words(r2: float) -> str:
+    return "most" if r2 >= 0.5 else "some" if r2 >= 0.2 else "almost none"
+
+
+def data_texts(problem: BatteryProblem) -> dict[str, str]:
+    """Plain words beside each chart of :func:`data_figures` (markdown), computed from the fitted problem."""
+    p = problem
+    return {
+        "raw_window": "Voltage, current and temperature, one point per step. A round is one **random-walk "
+                      "discharge** (about a minute at a drawn current); the rests, recharges and reference tests "
+                      f"between them are context, not rounds. The first {p.n_fit:,} rounds fit the truth, the next "
+                      f"{p.n_replay:,} are replayed.",
+        "currents": f"The **dose** is a round's mean current scaled to [0, 1]: (I − {p.current_min:.2f} A) / "
+                    f"({p.current_max:.2f} A − {p.current_min:.2f} A). The bars count the rounds per current.",
+        "fit_scatter": (
+            f"Each dot is a replay round, which the fit never saw. X_t embeds the previous {p.k} steps as JSON in "
+            f"d = {p.dim} dimensions ({p.embedder}); ridge fits of reward/dose and cost/dose on the fit half explain "
+            f"**{_r2_words(p.replay_r2_reward)}** of the replay's reward variation (R² = {p.replay_r2_reward:.2f}) "
+            f"and **{_r2_words(p.replay_r2_cost)}** of its cost variation (R² = {p.replay_r2_cost:.2f}). The replay "
+            f"**treats θ*, μ* as the truth** (so the model holds exactly), with the fit's residual noise κ_r = "
+            f"{p.kappa_r:.3f}, κ_c = {p.kappa_c:.3f} and S = max(‖θ*‖, ‖μ*‖) = {p.norm_bound:.2f}. Reward: the "
+            f"voltage drop over the largest ({p.reward_scale:.3f} V); cost: the temperature rise over the largest "
+            f"({p.cost_scale:.2f} °C)."),
+    }
+
+
+def replay_texts(record: Mapping[str, Any]) -> dict[str, str]:
+    """Plain words beside each chart of :func:`replay_figures` (markdown), computed from one replay's
+    :func:`safebandit_core.battery.summary_row`; every comparison is stated for the T rounds that ran."""
+    rows, T, delta = record["by_policy"], record["T"], record["delta"]
+    each = lambda f, fmt: "; ".join(f"{r['label']} {format(r[f], fmt)}" for r in rows)  # noqa: E731
+    return {
+        "regret": f"Reward lost against a clairvoyant that knows θ*, μ* and plays the largest dose whose realized "
+                  f"cost stays below τ with probability 1 − δ; a curve that bends has learned. After these {T:,} "
+                  f"rounds (mean over seeds): {each('cum_regret_mean', '.1f')}; staying at HPC-UCB's round-1 dose "
+                  f"α₁ every round would lose {record['first_dose_regret']:.1f}.",
+        "safe": "Each policy's estimated upper end α̂max_t against the true α*max_t (grey), with the doses chosen. "
+                f"Mean dose over the last 10 % of these {T:,} rounds: {each('final_dose_mean', '.3f')} (true safe "
+                f"dose {rows[0]['final_safe_dose_mean']:.3f}).",
+        "cost": "Every round's realized temperature rise C_t for the first seed, against τ (dashed); red crosses are "
+                "rounds above τ.",
+        "violations": f"Share of rounds whose **realized** cost passed τ, over all seeds with a 95 % interval, beside "
+                      f"the allowed δ = {delta:g}. In these {T:,} rounds: {each('violation_rate', '.2%')}. HPC-UCB "
+                      "bounds each round's chance of passing τ by δ; On-Expectation only keeps the *mean* cost "
+                      "below τ.",
+    }
