@@ -65,6 +65,12 @@ def emit(summary: dict[str, Any] | list[dict[str, Any]], as_json: bool, text_lin
     rows = summary if isinstance(summary, list) else [summary]
     for row in rows:
         for k, v in row.items():
+            if isinstance(v, dict):  # the settings object: JSON's business (--json), not a readable line
+                continue
+            if isinstance(v, list) and v and isinstance(v[0], dict):
+                for i, sub in enumerate(v, 1):
+                    print(f"  {k} {i}: " + ", ".join(f"{a}={b}" for a, b in sub.items() if not isinstance(b, dict)))
+                continue
             print(f"  {k}: {v}")
         if len(rows) > 1:
             print()

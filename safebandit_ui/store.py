@@ -145,4 +145,4 @@ def work(settings: Any) -> int:
     """Policy-rounds of a run (times d where a round does d-dimensional work), for the heavy-run limit."""
     policies = getattr(settings, "policies", ()) or (1, 1, 1)
     n = len(policies) * int(getattr(settings, "seeds", 1)) * int(getattr(settings, "T", 1))
-    return n * max(1, int(getattr(settings, "d", 1)) // 8)
+    return n * max(1, int(getattr(settings, "d", None) or getattr(settings, "dim", 1) or 1) // 8)

@@ -40,7 +40,10 @@ def test_text_output_and_csv(tmp_path):
     res = cli("dose", "--policy", "all", "--d", "2", "--T", "50", "--seeds", "1", "--out", str(out))
     assert res.returncode == 0, res.stderr
     assert "violation_rate" in res.stdout
-    assert set(pd.read_csv(out)["policy"]) == {"HPC-UCB", "On-Expectation", "ε-Greedy"}
+    frame = pd.read_csv(out)
+    assert set(frame["policy"]) == {"hpucb", "on_expectation", "eps_greedy"}
+    assert set(frame["label"]) == {"HPC-UCB", "On-Expectation", "ε-Greedy"}
+    assert list(frame.columns[:5]) == ["kind", "policy", "label", "seed", "t"]
 
 
 @pytest.mark.parametrize(
