@@ -27,6 +27,9 @@ class FitResult(NamedTuple):
     resid_sigma: float
 
 
+RISE = ("rise",)
+"""Cost kinds measured as the temperature rise over the step (the others: the level above the coolest step)."""
+
 def fit_linear(X: np.ndarray, y: np.ndarray, lam: float = 1e-6) -> FitResult:
     """Ridge least squares ``argmin_w |X w - y|^2 + lam |w|^2`` (no intercept).
 
@@ -173,7 +176,7 @@ def build_battery_problem(
     reward_scale = _positive_scale(float(np.abs(drop).max()), "voltage drop")
     reward = drop / reward_scale
     temperature_min = float(rounds["temperature_mean"].min())
-    if cost_kind == "rise":
+    if cost_kind in RISE:
         heat = rounds["temperature_max"].to_numpy(np.float64)
         heat = heat - before["temperature_mean"].to_numpy(np.float64)
         cost_scale = _positive_scale(float(np.abs(heat).max()), "temperature rise")

@@ -70,25 +70,37 @@ def get(kind: str) -> Curve:
     return CURVES[kind]
 
 
+def _check_power(power: float, ec50: float, hill: float) -> None:
+    if not (POWER_RANGE[0] <= power <= POWER_RANGE[1]):
+        raise SettingsError("g_power", f"in [{POWER_RANGE[0]}, {POWER_RANGE[1]}]", power)
+
+
+def _check_emax(power: float, ec50: float, hill: float) -> None:
+    if not (EC50_RANGE[0] < ec50 <= EC50_RANGE[1]):
+        raise SettingsError("g_ec50", f"in ({EC50_RANGE[0]}, {EC50_RANGE[1]}]", ec50)
+    if not (HILL_RANGE[0] <= hill <= HILL_RANGE[1]):
+        raise SettingsError("g_hill", f"in [{HILL_RANGE[0]}, {HILL_RANGE[1]}]", hill)
+
+
+CHECKS: dict[str, Callable[[float, float, float], None]] = {"power": _check_power, "emax": _check_emax}
+NUMBERS: dict[str, Callable[[float, float, float], tuple[float, float]]] = {
+    "linear": lambda power, ec50, hill: (1.0, 1.0),
+    "power": lambda power, ec50, hill: (float(power), 1.0),
+    "emax": lambda power, ec50, hill: (float(ec50), float(hill)),
+}
+"""Per curve kind: the check of its parameters, and its traced numbers (p1, p2)."""
+
+
 def validate(kind: str, power: float, ec50: float, hill: float) -> None:
     """Check the curve's parameters; raise :class:`SettingsError` naming the one out of range."""
     get(kind)
-    if kind == "power" and not (POWER_RANGE[0] <= power <= POWER_RANGE[1]):
-        raise SettingsError("g_power", f"in [{POWER_RANGE[0]}, {POWER_RANGE[1]}]", power)
-    if kind == "emax":
-        if not (EC50_RANGE[0] < ec50 <= EC50_RANGE[1]):
-            raise SettingsError("g_ec50", f"in ({EC50_RANGE[0]}, {EC50_RANGE[1]}]", ec50)
-        if not (HILL_RANGE[0] <= hill <= HILL_RANGE[1]):
-            raise SettingsError("g_hill", f"in [{HILL_RANGE[0]}, {HILL_RANGE[1]}]", hill)
+    CHECKS.get(kind, lambda *_: None)(power, ec50, hill)
 
 
 def params_of(kind: str, power: float, ec50: float, hill: float) -> tuple[float, float]:
     """The traced (p1, p2) of a curve."""
-    if kind == "power":
-        return float(power), 1.0
-    if kind == "emax":
-        return float(ec50), float(hill)
-    return 1.0, 1.0
+    get(kind)
+    return NUMBERS[kind](power, ec50, hill)
 
 
 def evaluate(kind: str, doses: np.ndarray, power: float = 2.0, ec50: float = 0.5, hill: float = 2.0) -> np.ndarray:
