@@ -300,7 +300,7 @@ def over_horizons(settings: Any, horizons: tuple[int, ...], device: str | None =
     for T in horizons:
         s = dataclasses.replace(settings, T=int(T))
         last = None
-        for last in M.simulate(fam, s, device, chunk=min(int(T), 5000)):
+        for last in M.simulate(fam, s, device, chunk=1000, pad_tail=True):
             if progress is not None:
                 progress((done + last.t_done) / total, f"horizon {T:,}: round {last.t_done:,}")
         done += T

@@ -1,0 +1,131 @@
+"""What a person waits for, in a real headless Chromium against ``streamlit run app.py``, until the page settles.
+
+Each row is one measurement against its target (2-core machine); "settled" means the script is
+idle and the page's charts are drawn. A fresh server is started for each cold row, on a loopback
+port, and stopped afterwards:
+
+- first visit of each model page on a fresh server whose persistent compile cache is warm;
+- the first-ever visit (an empty compile cache, as on a new machine);
+- a reload / a second visitor with the same settings (served from the shared store);
+- a slider step (τ, δ, δ′, κ_c on the dose page; α on the conservative page; ρ on the mean-variance page);
+- T changed (fixed-length chunks with a masked tail: no compilation);
+- 8 sessions opening model pages at once on a fresh server, and 30 sessions on a warm one.
+
+Skipped with a note when Playwright or Chromium is missing.
+"""
+
+from __future__ import annotations
+
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+MODEL_PAGES = ("dose", "conservative", "mean_variance", "nonlinear")
+CHARTS = "[data-testid='stPlotlyChart'] .js-plotly-plot .main-svg"
+
+
+def _settle(pg, timeout_ms: int = 240_000) -> None:
+    from tests.ui.browserkit import wait_idle
+
+    pg.wait_for_function(f"document.querySelectorAll(\"{CHARTS}\").length >= 1", timeout=timeout_ms)
+    wait_idle(pg, timeout_ms)
+
+
+def _visit(pg, url: str) -> float:
+    start = time.perf_counter()
+    pg.goto(url)
+    _settle(pg)
+    return time.perf_counter() - start
+
+
+def _step(pg, label: str, key: str = "ArrowRight") -> float:
+    """Press a key on a slider and wait for the rerun to start and the page to settle again."""
+    thumb = pg.get_by_test_id("stSlider").filter(has_text=label).get_by_role("slider").first
+    thumb.focus()
+    start = time.perf_counter()
+    thumb.press(key)
+    pg.locator("[data-testid='stApp'][data-test-script-state='running']").wait_for(state="attached", timeout=10_000)
+    _settle(pg)
+    return time.perf_counter() - start
+
+
+def _row(what: str, seconds: float, target: float, note: str = "") -> dict:
+    return {"benchmark": "browser: " + what, "seconds": round(seconds, 2), "target_s": target,
+            "met": "yes" if seconds <= target else "NO", "note": note}
+
+
+def _sessions(browser, url: str, n: int, pages: tuple[str, ...]) -> tuple[float, int]:
+    """``n`` sessions navigating at once; the slowest time to settle and the count of exception elements."""
+    contexts = [browser.new_context(viewport={"width": 1280, "height": 900}) for _ in range(max(1, n // 10))]
+    tabs = [contexts[i % len(contexts)].new_page() for i in range(n)]
+    start = time.perf_counter()
+    try:
+        for i, pg in enumerate(tabs):
+            pg.goto(f"{url}/{pages[i % len(pages)]}", wait_until="commit")
+        slowest = 0.0
+        for pg in tabs:
+            _settle(pg)
+            slowest = time.perf_counter() - start
+        errors = sum(pg.get_by_test_id("stException").count() for pg in tabs)
+    finally:
+        for c in contexts:
+            c.close()
+    return slowest, errors
+
+
+def bench(quick: bool) -> list[dict]:
+    """Rows for ``make bench``: the issue's latency table, measured."""
+    from tests.ui.browserkit import CHROMIUM, BROWSER_ARGS, _missing, serve
+
+    missing = _missing()
+    if missing:
+        return [{"benchmark": "browser latency", "note": f"skipped: {missing}"}]
+    from playwright.sync_api import sync_playwright
+
+    rows: list[dict] = []
+    logs = Path(tempfile.mkdtemp(prefix="bench-browser-"))
+    empty_cache = logs / "empty-cache"
+    with sync_playwright() as p:
+        browser = p.chromium.launch(headless=True, executable_path=str(CHROMIUM), args=BROWSER_ARGS)
+        with serve(logs / "cold.log", env={"SAFEBANDIT_CACHE_DIR": str(empty_cache), "SAFEBANDIT_WARMUP": "0"}) as url:
+            pg = browser.new_page()
+            rows.append(_row("first-ever visit, dose page (empty compile cache)", _visit(pg, url + "/dose"), 12.0,
+                             "progress is shown while it compiles"))
+            pg.close()
+        for name in MODEL_PAGES[: 2 if quick else None]:
+            with serve(logs / f"warm-{name}.log", env={"SAFEBANDIT_CACHE_DIR": str(empty_cache),
+                                                       "SAFEBANDIT_WARMUP": "0"}) as url:
+                pg = browser.new_page()
+                rows.append(_row(f"first visit, {name} page (fresh server, compile cache warm)",
+                                 _visit(pg, f"{url}/{name}"), 4.0))
+                pg.close()
+        with serve(logs / "warm.log", env={"SAFEBANDIT_CACHE_DIR": str(empty_cache)}) as url:
+            pg = browser.new_page()
+            _visit(pg, url + "/dose")
+            rows.append(_row("reload, same settings (shared store)", _visit(pg, url + "/dose"), 1.0))
+            steps = [_step(pg, label) for label in ("Cost limit τ", "Allowed violation probability δ",
+                                                    "Estimation confidence δ′", "Cost noise κ_c")]
+            rows.append(_row("a slider step on the dose page (τ, δ, δ′, κ_c; slowest)", max(steps), 0.7,
+                             f"median {statistics.median(steps):.2f} s"))
+            start = time.perf_counter()
+            pg.goto(url + "/dose?T=2500")
+            _settle(pg)
+            rows.append(_row("T changed 2000 → 2500 (new session, no compilation)", time.perf_counter() - start, 1.0))
+            for page_name, label in (("conservative", "α"), ("mean_variance", "ρ")):
+                pg.goto(f"{url}/{page_name}")
+                _settle(pg)
+                try:
+                    rows.append(_row(f"a slider step on the {page_name} page ({label})", _step(pg, label), 0.7))
+                except Exception as err:  # a page without that slider label: say so instead of failing the bench
+                    rows.append({"benchmark": f"browser: slider step on {page_name}", "note": f"not measured: {err}"})
+            n = 10 if quick else 30
+            slowest, errors = _sessions(browser, url, n, MODEL_PAGES)
+            rows.append(_row(f"{n} sessions at once, warm server (browser tabs)", slowest, 20.0,
+                             f"{errors} exception elements"))
+            pg.close()
+        with serve(logs / "fresh8.log") as url:
+            slowest, errors = _sessions(browser, url, 8, MODEL_PAGES)
+            rows.append(_row("8 sessions at once, fresh server", slowest, 40.0, f"{errors} exception elements"))
+        browser.close()
+    return rows
