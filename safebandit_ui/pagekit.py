@@ -1,4 +1,5 @@
-"""Page layout every page shares: the title and intro with the page's sidebar section, chart rows, tables.
+"""Page layout every page shares: the title and intro with the page's sidebar section, chart rows, tables;
+and small generic controls: a derived-unless-set slider, a horizon picker, a result computed on demand.
 
 The other shared pieces live beside this module: :mod:`.forms` (URL-bound controls, restore, errors),
 :mod:`.live` and :mod:`.store` (one shared result store; streaming only for long runs),
@@ -14,7 +15,9 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from . import shell
+from safebandit_core import sweep
+
+from . import forms, shell, store
 
 V = TypeVar("V")
 
@@ -114,3 +117,71 @@ def command_line(command: str, flags: Mapping[str, Any]) -> str:
         text = format(value, "g") if isinstance(value, float) else str(value)
         parts.append(flag if value is True else f"{flag} {quote(text)}")
     return " ".join(parts)
+
+
+def on_demand(settings: Any, ctx: shell.RunContext, extra: Any, compute: Callable[[Callable[[float, str], None]], V],
+              label: str, key: str, help: str = "") -> V | None:
+    """A result computed only when asked, shared like a run: from the server's store when anyone computed it
+    (for ``settings``, the sidebar's device and ``extra``), else once the button ``label`` (``key``) was clicked
+    for these very settings (the click is kept in the session, so it survives a rerun).
+
+    ``compute(progress)`` reports ``progress(fraction, text)`` to a progress bar. Returns None until computed.
+    """
+    shared = store.store()
+    skey = store.key_of(settings, ctx.device, extra)
+    hit = shared.peek(skey)
+    if hit is not None:
+        return hit.value
+    asked = f"{key}_asked"
+    st.button(label, key=key, help=help, icon=":material/play_arrow:", on_click=st.session_state.__setitem__,
+              args=(asked, skey))
+    if st.session_state.get(asked) != skey:
+        return None
+    note, bar = st.empty(), st.progress(0.0, text="Starting…")
+    entry, _ = shared.get_or_compute(skey, lambda: compute(lambda f, text: bar.progress(min(max(f, 0.0), 1.0), text)),
+                                     on_wait=lambda m: note.info(m, icon=":material/hourglass:"))
+    note.empty()
+    bar.empty()
+    return entry.value
+
+
+def _start_at_derived(controls: Mapping[str, forms.Control], toggle_key: str) -> None:
+    """Callback of :func:`derived_slider`'s toggle: switched off, the slider starts at the derived value."""
+    field, derived = st.session_state.get(f"{toggle_key}_derived", (None, None))
+    if not st.session_state.get(toggle_key) and derived is not None and field in controls:
+        c = controls[field]
+        st.session_state[c.key] = min(max(round(c.lo + round((derived - c.lo) / c.step) * c.step, 10), c.lo), c.hi)
+
+
+def derived_slider(controls: Mapping[str, forms.Control], field: str, derived: float | None, toggle_key: str,
+                   toggle_label: str, toggle_help: str, help: str) -> float | None:
+    """A value the model derives unless the user sets it: a URL-bound toggle ``toggle_label`` over the slider of
+    ``field``. On: the slider shows ``derived`` greyed out and None is returned (let the model derive it); off:
+    the slider is live, starting at the derived value, and its value is returned.
+    """
+    st.session_state[f"{toggle_key}_derived"] = (field, derived)
+    auto = st.toggle(toggle_label, value=True, key=toggle_key, bind="query-params", on_change=_start_at_derived,
+                     args=(controls, toggle_key), help=toggle_help)
+    if not auto:
+        return forms.slider(controls, field, help)
+    c = controls[field]
+    shown = c.default if derived is None else min(max(derived, c.lo), c.hi)
+    st.slider(c.label, float(c.lo), float(c.hi), float(shown), disabled=True, format="%.3f",
+              help=f"{help} Switch off *{toggle_label}* to set it.")
+    return None
+
+
+HORIZON_FACTORS = (1, 2, 5, 10)
+
+
+def horizon_picker(T: int, seeds: int, policies: int, key: str, max_rows: int, max_T: int) -> tuple[int, ...]:
+    """The *Longest horizon* slider (``key``, a multiple of ``T``, bound to the URL) and the horizons it spans
+    (:func:`safebandit_core.sweep.horizon_grid`), capped so that all runs together hold at most ``max_rows``
+    policy-rounds (the horizons sum to under twice the longest) and no horizon passes ``max_T``.
+    """
+    cap = max(1, min(max_T, max_rows // (2 * seeds * policies)))
+    factor = st.select_slider("Longest horizon", HORIZON_FACTORS, value=HORIZON_FACTORS[-1], key=key,
+                              format_func=lambda k: f"{k} × T = {min(cap, k * T):,}", bind="query-params",
+                              help=f"At most {cap:,} rounds with {seeds} seeds and {policies} policies.")
+    longest = min(cap, factor * T)
+    return sweep.horizon_grid(longest, step=max(1, longest // 100))

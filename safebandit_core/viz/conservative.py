@@ -1,20 +1,22 @@
-"""Figures of the conservative bandits (seed 001 §5): each takes the tidy frame of
-:func:`safebandit_core.conservative.sim.tidy_frame` (or, through :mod:`.mv`, of
-:func:`safebandit_core.conservative.mv_sim.tidy_frame`).
+"""Figures and computed sentences of the conservative bandits (seed 001 §5) and, through :mod:`.mv`, of MV-CBP.
 
-Frame columns used: ``policy, seed, t, default_pulls, slack, cum_regret, cum_reward`` and a
-baseline column, ``baseline_line`` = (1 − α)·μ₀·t here (``baseline`` = (1 − α)·MV₀·t for MV-CBP).
-Policies arrive as short names (``gencb``); ``labels`` maps them to the names shown.
+The figures take the tidy frame of :func:`safebandit_core.families.tidy` (``policy`` holds the ids,
+``label`` the display names; a frame already passed through :func:`.common.by_label` works too).
+Columns used: ``policy, seed, t, default_pulls, slack, cum_regret, cum_reward`` and a baseline
+column, ``baseline_line`` = (1 − α)·μ₀·t here (``baseline`` = (1 − α)·MV₀·t for MV-CBP).
 
 As in seed 001's Figure 1, regret curves are the mean over runs with the min–max band, next to
 the baseline: the regret of a learner that earns exactly (1 − α)·μ₀ each round, i.e.
-``best·t − (1 − α)·μ₀·t``. Curves under that line in the early rounds lose less than the
-constraint allows; the zoom shows the exploration phase where the policies differ most.
+``best·t − (1 − α)·μ₀·t``. A trace with every round is thinned to at most
+:data:`MAX_TRACE_POINTS` rounds by :func:`thin`, which keeps each stretch's lowest and highest
+values, so a dip of the slack below zero is never smoothed away.
+
+The sentences (:func:`ranking`, :func:`default_pulls_sentence`, :func:`slack_sentence`,
+:func:`zoom_sentence`, :func:`crossover_caption`) are computed from the run they describe, so a page
+never states a comparison its numbers do not show.
 """
 
 from __future__ import annotations
-
-from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
@@ -22,13 +24,12 @@ import plotly.graph_objects as go
 
 from .common import (
     LIMIT_COLOR,
-    MAX_POINTS,
     PALETTE,
     TRUTH_COLOR,
     axis_ids,
     base_layout,
+    by_label,
     figure,
-    for_plotting,
     hline,
     labels_of,
     mean_band_figure,
@@ -48,17 +49,13 @@ BASELINE_COLOR = TRUTH_COLOR
 BAND_NAMES = {"minmax": "mean, min–max band", "std": "mean ± 1 std", "none": "mean"}
 # Slack below −NEG_TOL·max(1, baseline) counts as negative: room for rounding, nothing more.
 NEG_TOL = 1e-6
+MAX_TRACE_POINTS = 1000
+"""At most this many rounds per trace (:func:`thin`)."""
 
 
-def labelled(frame: pd.DataFrame, labels: Mapping[str, str] | None = None) -> pd.DataFrame:
-    """``frame`` with ``policy`` shown by its label, as a categorical in order of first appearance."""
-    if not labels or frame.empty:
-        return frame
-    codes = list(dict.fromkeys(frame["policy"].astype(str).tolist()))
-    shown = [labels.get(c, c) for c in codes]
-    out = frame.copy()
-    out["policy"] = pd.Categorical(out["policy"].astype(str).map(lambda c: labels.get(c, c)), categories=shown)
-    return out
+def shown(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with ``policy`` holding the display labels (a tidy frame with a ``label`` column is relabelled)."""
+    return by_label(frame) if "label" in frame else frame
 
 
 def colors_for(labels: list[str]) -> dict[str, str]:
@@ -77,40 +74,66 @@ def early_window(T: int, share: float = 0.1) -> int:
     return int(min(T, max(10, round(T * share))))
 
 
+def thin(frame: pd.DataFrame, value: str, max_points: int = MAX_TRACE_POINTS) -> pd.DataFrame:
+    """The rows of at most ``max_points`` rounds per policy, keeping the extremes of ``value`` across seeds.
+
+    The rounds are cut into ``(max_points − 2) // 2`` equal stretches; each keeps the round where
+    the lowest seed is lowest and the round where the highest seed is highest, plus the first and
+    last round. A frame with few enough rounds comes back unchanged.
+    """
+    if frame.empty or frame["t"].nunique() <= max_points:
+        return frame
+    agg = frame.groupby(["policy", "t"], observed=True)[value].agg(["min", "max"]).reset_index()
+    buckets = max(1, (max_points - 2) // 2)
+    keep = np.zeros(len(frame), dtype=bool)
+    for policy, part in agg.groupby("policy", observed=True, sort=False):
+        n = len(part)
+        stretch = pd.DataFrame({"b": np.arange(n) * buckets // max(n, 1), "lo": part["min"].to_numpy(),
+                                "hi": part["max"].to_numpy()})
+        rows = np.unique(np.concatenate([stretch.groupby("b")["lo"].idxmin().to_numpy(),
+                                         stretch.groupby("b")["hi"].idxmax().to_numpy(), [0, n - 1]]))
+        keep |= ((frame["policy"] == policy) & frame["t"].isin(part["t"].to_numpy()[rows])).to_numpy()
+    return frame[keep]
+
+
 def _baseline_rows(frame: pd.DataFrame) -> pd.DataFrame:
     """The rows of one seed of one policy (the baseline column is the same for all of them)."""
     first = frame[frame["policy"] == frame["policy"].iloc[0]]
     return first[first["seed"] == first["seed"].min()].sort_values("t")
 
 
+def _band_figure(frame: pd.DataFrame, value: str, title: str, y_title: str, band: str) -> go.Figure:
+    """Mean of ``value`` over runs per policy with a band, on a frame already thinned."""
+    return mean_band_figure(frame, value, title=title, y_title=y_title, band=band,
+                            colors=colors_for(labels_of(frame)), max_points=max(1, frame["t"].nunique()))
+
+
 def regret_figure(
     frame: pd.DataFrame,
     best: float,
     *,
-    labels: Mapping[str, str] | None = None,
     baseline_col: str = "baseline_line",
     baseline_name: str = "baseline: (1 − α)·μ₀ each round",
     t_max: int | None = None,
     band: str = "minmax",
     title: str | None = None,
     y_title: str = "cumulative regret",
-    max_points: int = MAX_POINTS,
+    max_points: int = MAX_TRACE_POINTS,
 ) -> go.Figure:
     """Cumulative regret per policy (mean over runs with a band) and the baseline's regret ``best·t − baseline``.
 
     ``best`` is the best arm's value per round (μ_best, or MV* for MV-CBP); ``t_max`` keeps rounds
     1..t_max only (the exploration zoom).
     """
-    shown = labelled(for_plotting(frame if t_max is None else frame[frame["t"] <= t_max], max_points), labels)
+    frame = shown(frame)
+    part = thin(frame if t_max is None else frame[frame["t"] <= t_max], "cum_regret", max_points)
     if title is None:
         what = "Cumulative regret" if t_max is None else f"Early exploration: the first {t_max:,} rounds"
         title = f"{what} ({BAND_NAMES.get(band, band)} over runs)"
-    if shown.empty:
+    if part.empty:
         return figure([], base_layout(title, "round t", y_title))
-    colors = colors_for(labels_of(shown))
-    fig = mean_band_figure(shown, "cum_regret", title=title, y_title=y_title, band=band, colors=colors,
-                           max_points=max_points)
-    line = _baseline_rows(shown)
+    fig = _band_figure(part, "cum_regret", title, y_title, band)
+    line = _baseline_rows(part)
     t = line["t"].to_numpy()
     fig.add_trace(go.Scatter(x=t, y=best * t - line[baseline_col].to_numpy(dtype=float), mode="lines",
                              name=baseline_name, line={"color": BASELINE_COLOR, "dash": "dash", "width": 1.8},
@@ -118,59 +141,55 @@ def regret_figure(
     return fig
 
 
-def zoom_figure(frame: pd.DataFrame, best: float, window: int, *, labels: Mapping[str, str] | None = None,
-                baseline_col: str = "baseline_line", baseline_name: str = "baseline: (1 − α)·μ₀ each round",
-                band: str = "minmax", y_title: str = "cumulative regret") -> go.Figure:
+def zoom_figure(frame: pd.DataFrame, best: float, window: int, *, baseline_col: str = "baseline_line",
+                baseline_name: str = "baseline: (1 − α)·μ₀ each round", band: str = "minmax",
+                y_title: str = "cumulative regret") -> go.Figure:
     """:func:`regret_figure` over the first ``window`` rounds: the exploration phase, enlarged."""
-    return regret_figure(frame, best, labels=labels, baseline_col=baseline_col, baseline_name=baseline_name,
-                         t_max=int(window), band=band, y_title=y_title)
+    return regret_figure(frame, best, baseline_col=baseline_col, baseline_name=baseline_name, t_max=int(window),
+                         band=band, y_title=y_title)
 
 
-def reward_figure(frame: pd.DataFrame, *, labels: Mapping[str, str] | None = None,
-                  baseline_col: str = "baseline_line", band: str = "minmax",
-                  max_points: int = MAX_POINTS) -> go.Figure:
+def reward_figure(frame: pd.DataFrame, *, baseline_col: str = "baseline_line", band: str = "minmax",
+                  max_points: int = MAX_TRACE_POINTS) -> go.Figure:
     """Cumulative reward Σ r_s per policy (mean with a band) against the line (1 − α)·μ₀·t it must stay above."""
-    shown = labelled(for_plotting(frame, max_points), labels)
+    part = thin(shown(frame), "cum_reward", max_points)
     title = f"Cumulative reward against (1 − α)·μ₀·t ({BAND_NAMES.get(band, band)} over runs)"
-    if shown.empty:
+    if part.empty:
         return figure([], base_layout(title, "round t", "cumulative reward"))
-    fig = mean_band_figure(shown, "cum_reward", title=title, y_title="cumulative reward", band=band,
-                           colors=colors_for(labels_of(shown)), max_points=max_points)
-    line = _baseline_rows(shown)
+    fig = _band_figure(part, "cum_reward", title, "cumulative reward", band)
+    line = _baseline_rows(part)
     fig.add_trace(go.Scatter(x=line["t"].to_numpy(), y=line[baseline_col].to_numpy(dtype=float), mode="lines",
                              name="(1 − α)·μ₀·t", line={"color": LIMIT_COLOR, "dash": "dash", "width": 1.8},
                              hovertemplate="%{y:.4g}"))
     return fig
 
 
-def default_pulls_figure(frame: pd.DataFrame, *, labels: Mapping[str, str] | None = None, band: str = "minmax",
-                         max_points: int = MAX_POINTS) -> go.Figure:
+def default_pulls_figure(frame: pd.DataFrame, *, band: str = "minmax", max_points: int = MAX_TRACE_POINTS
+                         ) -> go.Figure:
     """Default-arm pulls N₀(t) per policy over time (mean with a band): how much each one held back."""
-    shown = labelled(for_plotting(frame, max_points), labels)
+    part = thin(shown(frame), "default_pulls", max_points)
     title = f"Default-arm pulls N₀(t) ({BAND_NAMES.get(band, band)} over runs)"
-    if shown.empty:
+    if part.empty:
         return figure([], base_layout(title, "round t", "default pulls"))
-    return mean_band_figure(shown, "default_pulls", title=title, y_title="default pulls N₀(t)", band=band,
-                            colors=colors_for(labels_of(shown)), max_points=max_points)
+    return _band_figure(part, "default_pulls", title, "default pulls N₀(t)", band)
 
 
-def negative_slack(frame: pd.DataFrame, baseline_col: str = "baseline_line",
-                   labels: Mapping[str, str] | None = None) -> pd.DataFrame:
+def negative_slack(frame: pd.DataFrame, baseline_col: str = "baseline_line") -> pd.DataFrame:
     """Per policy (by label): the smallest slack, the first round below 0 (0 if never), runs broken, runs.
 
     Slack counts as below 0 when under −NEG_TOL·max(1, baseline), so rounding alone never breaks it.
     """
-    labels = labels or {}
+    frame = shown(frame)
     rows = []
-    for code in (labels_of(frame) if not frame.empty else []):
-        part = frame[frame["policy"] == code]
+    for lab in (labels_of(frame) if not frame.empty else []):
+        part = frame[frame["policy"] == lab]
         tol = NEG_TOL * np.maximum(1.0, np.abs(part[baseline_col].to_numpy(dtype=float)))
         neg = part["slack"].to_numpy(dtype=float) < -tol
         first = int(part["t"].to_numpy()[neg].min()) if neg.any() else 0
         y_first = float(part.loc[neg & (part["t"] == first).to_numpy(), "slack"].min()) if first else 0.0
-        rows.append({"policy": labels.get(code, code), "min_slack": float(part["slack"].min()),
-                     "first_negative_t": first, "first_negative_slack": y_first,
-                     "runs_broken": int(part.loc[neg, "seed"].nunique()), "runs": int(part["seed"].nunique())})
+        rows.append({"policy": lab, "min_slack": float(part["slack"].min()), "first_negative_t": first,
+                     "first_negative_slack": y_first, "runs_broken": int(part.loc[neg, "seed"].nunique()),
+                     "runs": int(part["seed"].nunique())})
     return pd.DataFrame(rows, columns=["policy", "min_slack", "first_negative_t", "first_negative_slack",
                                        "runs_broken", "runs"])
 
@@ -178,19 +197,19 @@ def negative_slack(frame: pd.DataFrame, baseline_col: str = "baseline_line",
 def slack_figure(
     frame: pd.DataFrame,
     *,
-    labels: Mapping[str, str] | None = None,
     baseline_col: str = "baseline_line",
     title: str = "Slack Σ r_s − (1 − α)·μ₀·t (the constraint holds while it stays ≥ 0)",
     y_title: str = "slack",
-    max_points: int = MAX_POINTS,
+    max_points: int = MAX_TRACE_POINTS,
 ) -> go.Figure:
     """One row per policy: slack over time (mean over runs, min–max band) with the zero line drawn.
 
     Where a policy's slack went below zero, a red cross marks the first such round (at that
     round's smallest slack) and the row's title says in how many runs it happened.
     """
-    neg = negative_slack(frame, baseline_col, labels)
-    shown = labelled(for_plotting(frame, max_points), labels)
+    frame = shown(frame)
+    neg = negative_slack(frame, baseline_col)
+    part = thin(frame, "slack", max_points)
     colors = colors_for(neg["policy"].tolist())
     traces: list[go.Scatter] = []
     shapes, titles = [], []
@@ -198,7 +217,7 @@ def slack_figure(
     for i, row in enumerate(neg.itertuples(index=False), start=1):
         lab = row.policy
         xa, ya = axis_ids(i)
-        agg = (shown[shown["policy"] == lab].groupby("t", observed=True)["slack"]
+        agg = (part[part["policy"] == lab].groupby("t", observed=True)["slack"]
                .agg(["mean", "min", "max"]).reset_index())
         t = agg["t"].to_numpy()
         color = colors[lab]
@@ -228,3 +247,159 @@ def slack_figure(
     stacked(layout, titles, "round t", y_title)
     layout["shapes"] = shapes
     return figure(traces, layout)
+
+
+def horizons_figure(frame: pd.DataFrame) -> go.Figure:
+    """Final cumulative regret and default pulls N₀ against the horizon T (one run per horizon; 95 % intervals).
+
+    Takes :func:`safebandit_core.sweep.over_horizons`' frame (``T, label, cum_regret_*, default_pulls_*``).
+    """
+    labels = labels_of(frame, "label") if not frame.empty else []
+    colors = colors_for(labels)
+    traces: list[go.Scatter] = []
+    rows = (("cum_regret", "cumulative regret at T"), ("default_pulls", "default pulls N₀(T)"))
+    for i, (value, _) in enumerate(rows, start=1):
+        xa, ya = axis_ids(i)
+        for lab in labels:
+            part = frame[frame["label"] == lab].sort_values("T")
+            mean = part[f"{value}_mean"].to_numpy(dtype=float)
+            traces.append(go.Scatter(
+                x=part["T"].to_numpy(), y=mean, mode="lines+markers", name=lab, legendgroup=lab, showlegend=i == 1,
+                xaxis=xa, yaxis=ya, line={"color": colors[lab], "width": 2},
+                error_y={"type": "data", "symmetric": False, "array": part[f"{value}_hi"].to_numpy() - mean,
+                         "arrayminus": mean - part[f"{value}_lo"].to_numpy(), "color": colors[lab]},
+                hovertemplate=f"{lab}: %{{y:,.1f}} at T = %{{x:,}}<extra></extra>"))
+    layout = base_layout("Regret and default pulls at the end of runs of each horizon T", height=460)
+    stacked(layout, [title for _, title in rows], "horizon T (log scale)", "")
+    for i in (1, 2):
+        layout[f"xaxis{'' if i == 1 else i}"]["type"] = "log"
+    layout["hovermode"] = "closest"
+    return figure(traces, layout)
+
+
+def _row(summary: pd.DataFrame, policy: str) -> pd.Series:
+    return summary[summary["policy"] == policy].iloc[0]
+
+
+def ranking(summary: pd.DataFrame, first: str, other: str, seeds: int) -> str:
+    """Which of two policies has the lower mean final regret over the ``seeds`` runs of this run, with both numbers."""
+    a, b = _row(summary, first), _row(summary, other)
+    T = int(a["rounds"])
+    runs = f" (mean of {seeds} runs)" if seeds > 1 else ""
+    if a["cum_regret_mean"] == b["cum_regret_mean"]:
+        return f"At T = {T:,}{runs} {a['label']} and {b['label']} have the same regret, {a['cum_regret_mean']:,.1f}."
+    low, high = (a, b) if a["cum_regret_mean"] < b["cum_regret_mean"] else (b, a)
+    return (f"At T = {T:,}{runs} **{low['label']} has the lower regret**: {low['cum_regret_mean']:,.1f} "
+            f"against {high['label']}'s {high['cum_regret_mean']:,.1f}.")
+
+
+def lower_regret(summary: pd.DataFrame, first: str, other: str) -> bool:
+    """Whether ``first`` has a lower mean final regret than ``other`` in this run."""
+    return bool(_row(summary, first)["cum_regret_mean"] < _row(summary, other)["cum_regret_mean"])
+
+
+def regret_verdict(summary: pd.DataFrame, first: str, other: str, seeds: int, arms: int) -> str:
+    """:func:`ranking` of GenCB (``first``) against a baseline; when the baseline wins, the horizon it holds at.
+
+    GenCB's learner still explores its ``arms`` arms early on, while the baseline's default pulls
+    grow with T (δ = 1/T), so a ranking in the baseline's favour may turn at a longer horizon.
+    """
+    text = ranking(summary, first, other, seeds)
+    if lower_regret(summary, first, other):
+        return text
+    a, b = _row(summary, first), _row(summary, other)
+    return text + (f" This holds at T = {int(a['rounds']):,}: {a['label']} is still paying for exploring its "
+                   f"{arms} arms, while {b['label']}'s default pulls keep growing with T. Raise T, or open *Regret "
+                   f"over horizons* below, to see whether {a['label']} overtakes it.")
+
+
+def default_pulls_sentence(summary: pd.DataFrame, first: str, other: str) -> str:
+    """How often each of two policies fell back on the default arm per run, and which did so less."""
+    a, b = _row(summary, first), _row(summary, other)
+    na, nb = float(a["default_pulls_mean"]), float(b["default_pulls_mean"])
+    verdict = ("as often" if na == nb else
+               f"{a['label'] if na < nb else b['label']} held back less")
+    return (f"{a['label']} played the default arm {na:,.1f} times per run, {b['label']} {nb:,.1f} times: "
+            f"{verdict}.")
+
+
+def slack_sentence(neg: pd.DataFrame) -> str:
+    """Per policy of :func:`negative_slack`'s table: whether its slack stayed ≥ 0 in every run of this one."""
+    parts = []
+    for row in neg.itertuples(index=False):
+        if row.runs_broken:
+            parts.append(f"{row.policy}'s slack went below 0 in {row.runs_broken} of {row.runs} runs (first at "
+                         f"t = {row.first_negative_t:,}, smallest {row.min_slack:.3g})")
+        else:
+            parts.append(f"{row.policy}'s slack stayed ≥ 0 in all {row.runs} runs (smallest {row.min_slack:.3g})")
+    return "; ".join(parts) + "." if parts else ""
+
+
+def zoom_sentence(frame: pd.DataFrame, best: float, window: int, baseline_col: str = "baseline_line") -> str:
+    """At the zoom's last round: which policies' mean regret is above the dashed baseline's, which at or below.
+
+    The baseline's regret ``best·t − baseline(t)`` is that of a learner earning exactly the rule's
+    limit each round in expectation; the rule itself is on realized rewards (the slack).
+    """
+    frame = shown(frame)
+    t = int(min(window, frame["t"].max()))
+    at = frame[frame["t"] == t]
+    line = best * t - float(at[baseline_col].iloc[0])
+    means = at.groupby("policy", observed=True)["cum_regret"].mean()
+    above = [f"{lab} ({v:,.1f})" for lab, v in means.items() if v > line]
+    below = [f"{lab} ({v:,.1f})" for lab, v in means.items() if v <= line]
+    text = f"At round {t:,} the dashed baseline is at {line:,.1f}."
+    if above:
+        text += f" Mean regret above it: {', '.join(above)}."
+    if below:
+        text += f" At or below it: {', '.join(below)}."
+    return text + (" Regret counts expected rewards, the rule the rewards actually drawn, so a curve can pass the "
+                   "line while its slack stays ≥ 0.")
+
+
+def crossover(frame: pd.DataFrame, first: str, other: str) -> tuple[int, int, float] | None:
+    """Where ``first``'s regret over horizons drops below ``other``'s: (horizon before, horizon after, estimate).
+
+    The estimate interpolates the difference of the means linearly in T between the two horizons;
+    None when ``first`` is not behind at one horizon and ahead at the next.
+    """
+    a = frame[frame["policy"] == first].set_index("T")["cum_regret_mean"]
+    b = frame[frame["policy"] == other].set_index("T")["cum_regret_mean"]
+    diff = (a - b).sort_index()
+    T, d = diff.index.to_numpy(), diff.to_numpy()
+    for i in range(1, len(d)):
+        if d[i - 1] > 0 >= d[i]:
+            est = T[i - 1] + (T[i] - T[i - 1]) * d[i - 1] / (d[i - 1] - d[i])
+            return int(T[i - 1]), int(T[i]), float(est)
+    return None
+
+
+def crossover_caption(frame: pd.DataFrame, first: str, other: str, gap: float) -> str:
+    """The crossover chart in words: who has the lower regret where, and why (from the default pulls shown).
+
+    ``gap`` is the regret of one default pull, μ_best − μ₀.
+    """
+    fa, fb = (frame[frame["policy"] == p].sort_values("T") for p in (first, other))
+    la, lb = fa["label"].iloc[0], fb["label"].iloc[0]
+    T = fa["T"].to_numpy()
+    ra, rb = fa["cum_regret_mean"].to_numpy(), fb["cum_regret_mean"].to_numpy()
+    na, nb = fa["default_pulls_mean"].to_numpy(), fb["default_pulls_mean"].to_numpy()
+    cross = crossover(frame, first, other)
+    if cross is not None:
+        lo, hi, est = cross
+        text = (f"{la} overtakes {lb} between T = {lo:,} and T = {hi:,} (about T ≈ {est:,.0f}, interpolating "
+                f"linearly); at T = {T[-1]:,} its regret is {ra[-1]:,.1f} against {rb[-1]:,.1f}.")
+    elif ra[-1] < rb[-1]:
+        text = f"{la} has the lower regret at T = {T[-1]:,}: {ra[-1]:,.1f} against {rb[-1]:,.1f}."
+    else:
+        text = (f"Up to T = {T[-1]:,} {lb} keeps the lower regret ({rb[-1]:,.1f} against {la}'s {ra[-1]:,.1f}); "
+                "a longer horizon may be needed to see a crossover.")
+    if len(T) >= 2:
+        text += (f" Between T = {T[-2]:,} and T = {T[-1]:,}, {lb} added {nb[-1] - nb[-2]:,.0f} default pulls per run "
+                 f"and {la} {na[-1] - na[-2]:,.0f}; each costs μ_best − μ₀ = {gap:.3g} in regret.")
+    if len(T) >= 2 and nb[-1] - nb[-2] > na[-1] - na[-2]:
+        text += (f" Why: {lb} explores only when its lower confidence bounds (δ = 1/T) allow it, so it keeps "
+                 f"falling back on the default arm as T grows; {la} falls back only while a worthless pull could "
+                 "break the rule, so once it has earned enough slack its default pulls level off and what is left "
+                 "is the exploration cost of its learner, which grows more slowly than T.")
+    return text

@@ -1,10 +1,12 @@
-"""Figures of the conservative mean-variance bandit, MV-CBP (seed 001 §4–5).
+"""Figures and computed sentences of the conservative mean-variance bandit, MV-CBP (seed 001 §4–5).
 
-Time series take the tidy frame of :func:`safebandit_core.conservative.mv_sim.tidy_frame`
-(columns ``policy, seed, t, default_pulls, slack, cum_regret, baseline`` with ``baseline`` =
-(1 − α)·MV₀·t); the arm picture takes :func:`safebandit_core.conservative.mv_sim.arm_table`.
-``cum_regret`` is the cumulative form T·R̃_T that the paper plots. The baseline drawn with it is
-the regret ``MV*·t − (1 − α)·MV₀·t`` of a learner whose path earns exactly (1 − α)·MV₀ each round.
+Time series take the tidy frame of :func:`safebandit_core.families.tidy` for an ``MVSettings`` run
+(``policy`` ids, ``label`` names; columns ``seed, t, default_pulls, slack, cum_regret, baseline``
+with ``baseline`` = (1 − α)·MV₀·t); the arm picture takes
+:func:`safebandit_core.meanvar.arm_table`. ``cum_regret`` is the cumulative form T·R̃_T that the
+paper plots. The baseline drawn with it is the regret ``MV*·t − (1 − α)·MV₀·t`` of a learner
+whose path earns exactly (1 − α)·MV₀ each round. :func:`condition_sentence` puts the guarantee
+``ρ > 2/(α μ₀)`` (sufficient, not necessary) next to what the run's slack did.
 """
 
 from __future__ import annotations
@@ -28,37 +30,64 @@ def best_mv(arms: pd.DataFrame) -> float:
     return float(arms.loc[arms["best"], "mv"].iloc[0])
 
 
-def regret_figure(frame: pd.DataFrame, mv_star: float, *, t_max: int | None = None, band: str = "minmax",
-                  labels: Mapping[str, str] = LABELS) -> go.Figure:
+def regret_figure(frame: pd.DataFrame, mv_star: float, *, t_max: int | None = None, band: str = "minmax"
+                  ) -> go.Figure:
     """Cumulative mean-variance regret T·R̃_T per policy (mean, min–max band) and the baseline's."""
     what = ("T·R̃ₜ, cumulative mean-variance regret" if t_max is None
             else f"Early exploration: the first {t_max:,} rounds")
-    return vc.regret_figure(frame, mv_star, labels=labels, baseline_col="baseline", baseline_name=BASELINE_NAME,
-                            t_max=t_max, band=band, title=f"{what} ({vc.BAND_NAMES.get(band, band)} over runs)",
+    return vc.regret_figure(frame, mv_star, baseline_col="baseline", baseline_name=BASELINE_NAME, t_max=t_max,
+                            band=band, title=f"{what} ({vc.BAND_NAMES.get(band, band)} over runs)",
                             y_title="T·R̃ (cumulative MV regret)")
 
 
-def zoom_figure(frame: pd.DataFrame, mv_star: float, window: int, *, band: str = "minmax",
-                labels: Mapping[str, str] = LABELS) -> go.Figure:
+def zoom_figure(frame: pd.DataFrame, mv_star: float, window: int, *, band: str = "minmax") -> go.Figure:
     """:func:`regret_figure` over the first ``window`` rounds."""
-    return regret_figure(frame, mv_star, t_max=int(window), band=band, labels=labels)
+    return regret_figure(frame, mv_star, t_max=int(window), band=band)
 
 
-def negative_slack(frame: pd.DataFrame, labels: Mapping[str, str] = LABELS) -> pd.DataFrame:
+def negative_slack(frame: pd.DataFrame) -> pd.DataFrame:
     """Per policy: smallest slack, first round below 0 (0 if never), runs broken, runs."""
-    return vc.negative_slack(frame, baseline_col="baseline", labels=labels)
+    return vc.negative_slack(frame, baseline_col="baseline")
 
 
-def slack_figure(frame: pd.DataFrame, labels: Mapping[str, str] = LABELS) -> go.Figure:
+def slack_figure(frame: pd.DataFrame) -> go.Figure:
     """One row per policy: slack t·MV̂_t − (1 − α)·MV₀·t with the zero line and the first round below it marked."""
-    return vc.slack_figure(frame, labels=labels, baseline_col="baseline",
+    return vc.slack_figure(frame, baseline_col="baseline",
                            title="Slack t·MV̂ₜ − (1 − α)·MV₀·t (the constraint holds while it stays ≥ 0)")
 
 
-def default_pulls_figure(frame: pd.DataFrame, band: str = "minmax",
-                         labels: Mapping[str, str] = LABELS) -> go.Figure:
+def default_pulls_figure(frame: pd.DataFrame, band: str = "minmax") -> go.Figure:
     """Default-arm pulls N₀(t) per policy (mean with a band)."""
-    return vc.default_pulls_figure(frame, labels=labels, band=band)
+    return vc.default_pulls_figure(frame, band=band)
+
+
+def zoom_sentence(frame: pd.DataFrame, mv_star: float, window: int) -> str:
+    """:func:`.conservative.zoom_sentence` against the mean-variance baseline."""
+    return vc.zoom_sentence(frame, mv_star, window, baseline_col="baseline")
+
+
+def condition_sentence(ok: bool, need: float, rho: float, neg: pd.DataFrame, label: str = "MV-CUCB") -> str:
+    """The guarantee ``ρ > 2/(α μ₀)`` (``need`` = 2/(α μ₀)) and what ``label``'s slack did in this run.
+
+    The condition is sufficient, not necessary: when it fails the slack may still stay ≥ 0, and
+    the sentence says whether it did, from :func:`negative_slack`'s table.
+    """
+    row = neg[neg["policy"] == label]
+    if ok:
+        head = (f"ρ = {rho:g} > 2/(α·μ₀) = {need:.4g}, so the guarantee applies: {label}'s slack stays ≥ 0 "
+                "on every run.")
+    else:
+        head = (f"ρ = {rho:g} ≤ 2/(α·μ₀) = {need:.4g}, so the guarantee does not apply. The condition is "
+                f"sufficient, not necessary: {label}'s slack may still stay ≥ 0.")
+    if row.empty:
+        return head + f" {label} is not in this run."
+    r = row.iloc[0]
+    if r["runs_broken"]:
+        seen = (f" In this run it went below 0 in {r['runs_broken']} of {r['runs']} runs (first at "
+                f"t = {r['first_negative_t']:,}; smallest slack {r['min_slack']:.4g}).")
+    else:
+        seen = f" In this run it stayed ≥ 0 in all {r['runs']} runs (smallest slack {r['min_slack']:.4g})."
+    return head + seen
 
 
 def indifference_segment(rho: float, mv_star: float, x_range: tuple[float, float],

@@ -1,7 +1,9 @@
-"""The conservative-bandits page through AppTest: it runs, its controls redraw the figures, bad input is explained.
+"""The conservative-bandits page through AppTest: it runs, its controls redraw the figures, its sentences follow the
+numbers, bad input is explained, uploads restore the controls.
 
 Every test starts from ``app.py`` and keeps one small CMAB shape (K = 12, T = 400, 2 seeds), so JAX
-compiles each policy once for the module; only the K and problem tests compile one policy more.
+compiles each model once for the module; only the shape tests (K, problem, T) and the horizons
+compile more.
 """
 
 from __future__ import annotations
@@ -12,9 +14,9 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from safebandit_core import settings
-from safebandit_core.conservative import sim
+from safebandit_core.conservative import ConservativeSettings
 from safebandit_ui import registry
-from tests.ui.helpers import bundle_of, charts, download_labels, errors, open_page
+from tests.ui.helpers import array, bundle_of, charts, download_labels, errors, open_page
 
 PAGE = "pages/conservative.py"
 SMALL = {"cb_T": 400, "cb_seeds": 2, "cb_K": 12}
@@ -32,8 +34,18 @@ def ran(at: AppTest) -> str:
     return next(c.value for c in at.caption if c.value.startswith("Ran on"))
 
 
-def small_settings(**kw) -> sim.ConservativeSettings:
-    return sim.ConservativeSettings(K=12, T=400, seeds=2, policies=("gencb", "conucb", "ucb"), **kw)
+def texts(at: AppTest) -> list[str]:
+    """Every markdown and caption on the page."""
+    return [m.value for m in at.markdown] + [c.value for c in at.caption]
+
+
+def sentence(at: AppTest, start: str) -> str:
+    """The one text that starts with ``start``."""
+    return next(t for t in texts(at) if t.startswith(start))
+
+
+def small_settings(**kw) -> ConservativeSettings:
+    return ConservativeSettings(**{"K": 12, "T": 400, "seeds": 2, "policies": ("gencb", "conucb", "ucb"), **kw})
 
 
 def test_page_is_registered_under_models():
@@ -41,7 +53,7 @@ def test_page_is_registered_under_models():
     assert spec.section == "Models"
 
 
-def test_page_runs_and_shows_every_figure():
+def test_page_runs_and_says_what_this_run_shows():
     at = page()
     assert not errors(at)
     assert set(charts(at)) == FIGURES
@@ -53,62 +65,99 @@ def test_page_runs_and_shows_every_figure():
     assert list(table["policy"]) == ["GenCB", "ConUCB", "UCB"]
     assert (table.loc[table["policy"] != "UCB", "min slack"] >= -1e-9).all()
     assert any(r"\sum_{s=1}^{t} r_s" in lat.value for lat in at.latex)
+    # At this horizon ConUCB has less regret than GenCB: the page says so, and at which horizon it holds.
+    verdict = sentence(at, "At T = 400")
+    regret = dict(zip(table["policy"], table["final regret (mean)"], strict=True))
+    assert regret["ConUCB"] < regret["GenCB"]
+    assert "**ConUCB has the lower regret**" in verdict and "This holds at T = 400" in verdict
+    assert f"{regret['ConUCB']:,.1f} against GenCB's {regret['GenCB']:,.1f}" in verdict
+    assert "GenCB's slack stayed ≥ 0 in all 2 runs" in sentence(at, "GenCB's slack")
+    assert "UCB's slack went below 0" in sentence(at, "GenCB's slack")
+    assert sentence(at, "GenCB played the default arm").endswith("GenCB held back less.")
+    assert sentence(at, "At round 40 the dashed baseline")
+    assert not any("more regret in practice" in t for t in texts(at))
 
 
-@pytest.mark.parametrize(
-    ("control", "chart"),
-    [("alpha", "slack"), ("mu0", "reward"), ("K", "regret"), ("problem", "regret")],
-)
-def test_each_main_control_changes_the_charts(control, chart):
-    # One policy for the controls that change the compiled shape, so the test compiles little.
-    at = page(cb_policies_cmab=["gencb"], cb_policies_clb=["gencb"]) if control in ("K", "problem") else page()
+def test_each_control_redraws_its_figure_and_the_sentences_follow():
+    at = page()
     before = charts(at)
-    if control == "alpha":
-        at.slider(key="cb_alpha").set_value(0.2).run()
-    elif control == "mu0":
-        at.toggle(key="cb_mu0_auto").set_value(False).run()
-        assert at.slider(key="cb_mu0").value == pytest.approx(0.7)
-        at.slider(key="cb_mu0").set_value(0.5).run()
-        assert "μ₀ = 0.5 (set by you)" in at.info[0].value
-    elif control == "K":
-        at.number_input(key="cb_K").set_value(16).run()
-    else:
-        at.selectbox(key="cb_problem").select("clb").run()
-        assert "CLB: 10 arms in R^5" in at.info[0].value
+    at.slider(key="cb_alpha").set_value(0.2).run()
     assert not at.exception and not errors(at)
     after = charts(at)
-    assert after[chart] != before[chart], f"changing {control} left the {chart} figure unchanged"
-    assert "(stored result)" not in ran(at)
-
-
-def test_zoom_window_redraws_only_the_zoom():
-    at = page()
+    assert after["slack"] != before["slack"], "changing α left the slack figure unchanged"
+    at.slider(key="cb_alpha").set_value(0.05)
+    at.toggle(key="cb_mu0_auto").set_value(False).run()
+    assert at.slider(key="cb_mu0").value == pytest.approx(0.7)
+    before = charts(at)
+    at.slider(key="cb_mu0").set_value(0.5).run()
+    assert "μ₀ = 0.5 (set by you)" in at.info[0].value
+    assert charts(at)["reward"] != before["reward"], "changing μ₀ left the reward figure unchanged"
+    # With μ₀ = 0.5 each default pull costs 0.3, and GenCB has the lower regret: the sentence flips.
+    verdict = sentence(at, "At T = 400")
+    assert "**GenCB has the lower regret**" in verdict and "This holds at" not in verdict
     before = charts(at)
     at.slider(key="cb_zoom").set_value(50).run()
     after = charts(at)
     assert after["zoom"] != before["zoom"] and "first 200 rounds" in after["zoom"]["layout"]["title"]["text"]
     assert after["regret"] == before["regret"]
-    assert "(stored result)" in ran(at)
+    assert "already computed on this server" in ran(at)
+    assert sentence(at, "At round 200 the dashed baseline")
+    at.number_input(key="cb_T").set_value(600).run()
+    assert not at.exception and not errors(at)
+    assert array(charts(at)["regret"]["data"][0]["x"]).max() == 600
+    assert "600 rounds" in ran(at) and sentence(at, "At T = 600")
 
 
-def test_malformed_upload_is_an_error():
+def test_problem_switch_changes_the_shape():
+    at = page(cb_policies_clb=["gencb"])
+    before = charts(at)
+    at.selectbox(key="cb_problem").select("clb").run()
+    assert not at.exception and not errors(at)
+    assert "CLB: 10 arms in R^5" in at.info[0].value and set(charts(at)) == FIGURES
+    assert charts(at)["regret"] != before["regret"]
+    assert not any(t.startswith("At T =") for t in texts(at)), "no comparison without a baseline in the run"
+
+
+def test_regret_over_horizons_is_computed_on_demand_and_kept():
     at = page()
+    assert "crossover" not in charts(at)
+    at.select_slider(key="cb_horizon_factor").set_value(1).run()
+    button = at.button(key="cb_crossover_run")
+    assert "400" in button.label
+    button.click().run()
+    assert not at.exception and not errors(at)
+    fig = charts(at)["crossover"]
+    assert [tr["name"] for tr in fig["data"]] == ["GenCB", "ConUCB", "GenCB", "ConUCB"]
+    assert array(fig["data"][0]["x"]).max() == 400
+    caption = next(t for t in texts(at) if "default pulls per run" in t)
+    assert "ConUCB" in caption and "μ_best − μ₀ = 0.1" in caption
+    at.slider(key="cb_zoom").set_value(20).run()  # a rerun without a click keeps the stored result
+    assert "crossover" in charts(at)
+
+
+def test_bad_input_is_an_error():
+    at = page()
+    at.multiselect(key="cb_policies_cmab").set_value([]).run()
+    assert not at.exception and any("Policies" in m for m in errors(at))
+    at.multiselect(key="cb_policies_cmab").set_value(["gencb"])
+    at.number_input(key="cb_T").set_value(100_000)
+    at.number_input(key="cb_seeds").set_value(100).run()
+    assert not at.exception
+    assert any("Rounds T" in m and "lower T or Seeds" in m and "100000" in m for m in errors(at))
+    assert charts(at) == {}
     at.file_uploader(key="cb_upload").upload("broken.json", b"{not json", "application/json").run()
     assert not at.exception
-    assert any("broken.json is not a JSON file" in m for m in errors(at))
-
-
-def test_out_of_range_upload_names_the_field():
-    at = page()
+    assert any(m.startswith("broken.json:") and "JSON settings file" in m for m in errors(at))
     data = settings.to_dict(small_settings(alpha=0.9))
     at.file_uploader(key="cb_upload").upload("bad.json", json.dumps(data).encode(), "application/json").run()
     assert not at.exception
     assert any("α (tolerated loss)" in m and "0.9" in m for m in errors(at))
-    assert at.slider(key="cb_alpha").value == pytest.approx(sim.ConservativeSettings().alpha)
+    assert at.slider(key="cb_alpha").value == pytest.approx(ConservativeSettings().alpha)
 
 
-def test_upload_restores_the_controls():
+def test_json_and_zip_uploads_restore_the_controls():
     at = page()
+    assert {"Per-round CSV", "Per-round Parquet", "Settings JSON", "Everything (zip)"} <= download_labels(at)
     wanted = small_settings(alpha=0.1, mu0=0.6, base_seed=3)
     at.file_uploader(key="cb_upload").upload("run.json", settings.to_json(wanted).encode(), "application/json")
     at.run()
@@ -117,28 +166,11 @@ def test_upload_restores_the_controls():
     assert at.slider(key="cb_alpha").value == pytest.approx(0.1)
     assert at.toggle(key="cb_mu0_auto").value is False and at.slider(key="cb_mu0").value == pytest.approx(0.6)
     assert at.number_input(key="base_seed").value == 3
-
-
-def test_no_policy_and_too_large_runs_are_errors():
-    at = page()
-    at.multiselect(key="cb_policies_cmab").set_value([]).run()
-    assert not at.exception and any("Policies" in m for m in errors(at))
-    at.multiselect(key="cb_policies_cmab").set_value(["gencb"])
-    at.number_input(key="cb_T").set_value(100_000)
-    at.number_input(key="cb_seeds").set_value(100).run()
-    assert not at.exception
-    assert any("Rounds T × Seeds × policies" in m and "Lower T or Seeds" in m for m in errors(at))
-    assert charts(at) == {}
-
-
-def test_zip_download_and_zip_upload_restores_the_controls():
-    at = page()
-    assert {"Per-round CSV", "Per-round Parquet", "Settings JSON", "Everything (zip)"} <= download_labels(at)
-    wanted = small_settings(alpha=0.1, mu0=0.6, base_seed=3)
-    at.file_uploader(key="cb_upload").upload("run.zip", bundle_of(wanted), "application/zip").run()
+    zipped = small_settings(alpha=0.15, base_seed=4, policies=("gencb", "ucb"))
+    at.file_uploader(key="cb_upload").upload("run.zip", bundle_of(zipped), "application/zip").run()
     assert not at.exception and not errors(at)
     assert [s.value for s in at.success] == ["Restored the settings of run.zip."]
-    assert at.slider(key="cb_alpha").value == pytest.approx(0.1)
-    assert at.toggle(key="cb_mu0_auto").value is False and at.slider(key="cb_mu0").value == pytest.approx(0.6)
-    assert at.number_input(key="base_seed").value == 3
+    assert at.slider(key="cb_alpha").value == pytest.approx(0.15) and at.toggle(key="cb_mu0_auto").value is True
+    assert at.number_input(key="base_seed").value == 4
     assert at.number_input(key="cb_T").value == 400 and at.number_input(key="cb_K").value == 12
+    assert at.multiselect(key="cb_policies_cmab").value == ["gencb", "ucb"]
