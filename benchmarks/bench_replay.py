@@ -1,8 +1,9 @@
-"""Paper replays at full size: seed 000's Table 1 and Figure 2, seed 001's Figure 1 (a)–(d).
+"""Paper replays at full size: *Safety by Design*'s Table 1 and Figure 2, *One-size-fits-all*'s Figure 1 (a)–(d).
 
-Each row is one preset run from cold (compilation included, as a first visitor of the page would
-wait), on the CPU and, when JAX sees one, on the GPU. ``quick=True`` runs every preset at a tiny
-size instead: one preset per model (dose, GenCB, MV-CBP), a smoke run of the same code paths.
+Each row is one preset run from cold (compilation included, as a first visitor of the *Paper
+presets* page would wait), on the CPU and, when JAX sees one, on the GPU: every sweep of the
+preset is one grid run (cell, policy, seed, t) of its family. ``quick=True`` runs a tiny size
+instead: one preset per family (dose, conservative, mean-variance), a smoke run of the same code.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ def _row(name: str, quick: bool, dev: str) -> dict:
     result = presets.run_preset(run, device=dev)
     seconds = time.perf_counter() - start
     p = result.preset
-    work = run.seeds * run.T * p.n_cells * len(p.sweeps[0].policies)
+    work = sum(r.outputs["regret"].size for r in result.sweeps)  # cells × policies × seeds × rounds
     return {"benchmark": f"replay {name}",
             "setting": f"{p.n_cells} cells x {run.seeds} seeds x T={run.T:,}, {result.device}, {result.precision}",
             "seconds": seconds,

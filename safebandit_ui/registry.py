@@ -44,9 +44,15 @@ PAGES: tuple[PageSpec, ...] = (
              "the unconstrained UCB, LinUCB, C2UCB, live."),
     PageSpec("pages/mean_variance.py", "Mean-variance bandits", "📈", "Models",
              "Keep the run's mean-variance near a riskless default's: MV-CUCB against MV-UCB, with the ρ it needs."),
-    PageSpec("pages/replay_synthetic.py", "Synthetic experiments", "📜", "Paper replays",
-             "Both papers' synthetic tables and figures in one click, next to their numbers; sweeps of the safety "
-             "settings as phase diagrams; regret rates against the theory."),
+    PageSpec("pages/presets.py", "Paper presets", "📜", "Paper replays",
+             "Both papers' synthetic tables and figures in one click, next to their numbers, with a verdict on "
+             "each claim computed from the run."),
+    PageSpec("pages/sweeps.py", "Sweeps", "🗺️", "Paper replays",
+             "Any model over two of its safety settings at once: where the guarantee holds and what it costs, as "
+             "phase diagrams."),
+    PageSpec("pages/theory.py", "Theory overlays", "📐", "Paper replays",
+             "HPC-UCB's regret against the √T rate, and GenCB's and ConUCB's default-arm pulls as the horizon "
+             "grows."),
     PageSpec("pages/replay_battery.py", "Battery replay", "🔋", "Paper replays",
              "Safety by Design's NASA Li-ion experiment on a real NASA cell shipped with the app, or your own "
              "RW9–RW12 files."),

@@ -6,13 +6,17 @@ Inputs are small aggregated frames, not per-round ones, so a full-size replay st
   ``cell, label, t, mean, std, min, max`` (and ``name``, the cell's name);
 - *cell summaries* (:func:`safebandit_core.sweep.cell_summary`): one row per cell and policy with
   the swept settings, ``label``, ``regret_mean``, ``violation_rate`` / ``default_pulls``, ``min_slack``
-  and ``safe``.
+  and ``safe``;
+- *horizons* (:func:`safebandit_core.sweep.over_horizons`): one row per horizon and policy, each horizon
+  its own run, for :func:`horizons_figure`;
+- the paper-vs-run table (:func:`safebandit_core.presets.claim_table`), styled by :func:`styled_claims`.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -284,3 +288,49 @@ def default_pulls_figure(curves: pd.DataFrame, title: str = "Default-arm pulls N
     layout = base_layout(title, "round T (log)", "default pulls N₀(T)", height=360)
     layout["xaxis"]["type"] = "log"
     return figure(traces, layout)
+
+
+HORIZON_PANELS = (("default_pulls", "default-arm pulls N₀(T)"), ("cum_regret", "cumulative regret at T"))
+"""The panels of :func:`horizons_figure`: a column stem of :func:`safebandit_core.sweep.over_horizons` and its title."""
+
+
+def horizons_figure(frame: pd.DataFrame, title: str = "Each horizon its own run: mean and 95 % interval over seeds"
+                    ) -> go.Figure:
+    """N₀(T) and the cumulative regret at T against the horizon T (log axis), one line per policy, from
+    :func:`safebandit_core.sweep.over_horizons` (``T, label, <stem>_mean, <stem>_lo, <stem>_hi``).
+
+    Each point is a run of its own horizon, so a policy whose confidence uses T (ConUCB's δ = 1/T)
+    is drawn as it would really run at that T; a flat N₀ line is a T-independent price of safety.
+    """
+    panels = [(stem, name) for stem, name in HORIZON_PANELS if f"{stem}_mean" in frame]
+    labels = _order(frame)
+    cmap = colors(labels)
+    traces = []
+    for i, (stem, name) in enumerate(panels):
+        xa, ya = _ax(i)
+        for lab in labels:
+            part = frame[frame["label"] == lab].drop_duplicates("T").sort_values("T")
+            mean = part[f"{stem}_mean"].to_numpy(dtype=float)
+            traces.append(go.Scatter(
+                x=part["T"].to_numpy(), y=mean, mode="lines+markers", name=lab, legendgroup=lab, showlegend=i == 0,
+                xaxis=xa, yaxis=ya, line={"color": cmap[lab], "width": 2.2},
+                error_y={"type": "data", "array": np.maximum(part[f"{stem}_hi"].to_numpy(dtype=float) - mean, 0),
+                         "arrayminus": np.maximum(mean - part[f"{stem}_lo"].to_numpy(dtype=float), 0),
+                         "color": cmap[lab], "thickness": 1.2},
+                hovertemplate=f"{lab}, T = %{{x:,}}: {name} %{{y:.4g}}<extra></extra>"))
+    layout = base_layout(title, height=380)
+    layout["hovermode"] = "closest"
+    _columns(layout, len(panels), [name for _, name in panels], "horizon T (log)", "", gap=0.08)
+    for i in range(len(panels)):
+        layout[f"xaxis{'' if i == 0 else i + 1}"]["type"] = "log"
+    return figure(traces, layout)
+
+
+VERDICT_COLORS = {"consistent": "#1B7837", "inconsistent": "#B2182B", "not shown at this size": "#8C6D1F"}
+"""The colour of each verdict of :func:`safebandit_core.presets.claim_table` (green, red, amber)."""
+
+
+def styled_claims(table: pd.DataFrame) -> Any:
+    """The paper-vs-run table with its ``verdict`` column coloured (a pandas Styler; the values are unchanged)."""
+    return table.style.map(lambda v: f"color: {VERDICT_COLORS.get(v, TRUTH_COLOR)}; font-weight: 600",
+                           subset=["verdict"])

@@ -1,0 +1,111 @@
+"""Theory overlays: how the papers' results should grow with the horizon T, against runs.
+
+Widgets → :func:`safebandit_core.presets.run_theory` (in the server's shared store) → HPC-UCB's
+regret against √T on log–log axes with the fitted slope (seed 000, Theorem 2), and N₀ and the
+regret over horizons for GenCB and ConUCB (seed 001, Theorem 1).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from safebandit_core import presets
+from safebandit_core.viz import replay as vr
+from safebandit_ui import forms, live, pagekit, shell, store
+from safebandit_ui.forms import Control
+
+CONTROLS: dict[str, Control] = {
+    "T": Control("theory_T", "Horizon T", 1000, 200_000, 1000, 4000),
+    "seeds": Control("theory_seeds", "Seeds", 1, 100, 1, 3),
+}
+integer = functools.partial(forms.integer, CONTROLS)
+DOSE, GENCB = presets.THEORY_DOSE, presets.THEORY_GENCB
+
+
+def controls(ctx: shell.RunContext) -> dict[str, Any]:
+    """The horizon and the number of runs."""
+    values = {"T": integer("T", "The longest horizon; the regret curve runs to it and the horizons end at it."),
+              "seeds": integer("seeds", "Independent runs; the curves are their mean.")}
+    return {**values, "base_seed": ctx.base_seed, "precision": ctx.precision}
+
+
+def shared(key: str, units: int, compute: Callable[[Callable[[float, str], None]], Any]) -> tuple[Any, bool, float]:
+    """``compute(progress)`` once per server through the shared store, with a progress bar while it runs."""
+    note = st.empty()
+
+    def work() -> Any:
+        bar = st.progress(0.0, text=live.COMPILING)
+        try:
+            return compute(lambda f, text: bar.progress(min(max(f, 0.0), 1.0), text=text))
+        finally:
+            bar.empty()
+
+    entry, stored = store.store().get_or_compute(key, work, heavy=units > store.HEAVY_WORK,
+                                                 on_wait=lambda m: note.info(m, icon=":material/hourglass:"))
+    note.empty()
+    return entry.value, stored, entry.seconds
+
+
+def growth(horizons: pd.DataFrame, column: str) -> str:
+    """How ``column`` changed from the shortest to the longest horizon, per policy, in words."""
+    parts = []
+    for label, part in horizons.groupby("label", sort=False):
+        part = part.sort_values("T")
+        first, last = part.iloc[0], part.iloc[-1]
+        parts.append(f"{label} {first[column]:,.1f} at T = {int(first['T']):,} → {last[column]:,.1f} at "
+                     f"T = {int(last['T']):,}")
+    return "; ".join(parts)
+
+
+def regret_section(res: presets.TheoryResult, T: int) -> None:
+    """HPC-UCB's regret against √T, with the fitted slopes in words."""
+    st.subheader("Regret against √T (Safety by Design, Theorem 2)")
+    st.plotly_chart(vr.loglog_figure(res.regret, res.slopes, res.fit_from), key="theory_loglog")
+    slopes = ", ".join(f"{label} {slope:.2f}" for label, (slope, _) in res.slopes.items())
+    st.markdown(f"On log–log axes a rate T^a is a straight line of slope a; the dotted line has slope ½. Fitted on "
+                f"t ≥ {res.fit_from:,} at T = {T:,}: **{slopes}**.")
+    st.caption("Theorem 2 bounds HPC-UCB's regret by Õ(d√T): √T times log factors, so its fitted slope should sit "
+               "near ½ (slightly above, from the log factors). HPC-UCB is anytime (its confidence radius uses the "
+               "rounds so far), so one run of length T gives the whole curve. Settings: the paper's synthetic "
+               f"model with d = {DOSE.d}, τ = {DOSE.tau:g}, δ = {DOSE.delta:g}, κ = {DOSE.kappa_c:g}.")
+
+
+def horizons_section(res: presets.TheoryResult) -> None:
+    """N₀ and the regret of GenCB and ConUCB at each horizon, each horizon its own run."""
+    st.subheader("Default pulls over horizons (One-size-fits-all, Theorem 1)")
+    st.plotly_chart(vr.horizons_figure(res.horizons), key="theory_horizons")
+    st.markdown(f"Default-arm pulls N₀: {growth(res.horizons, 'default_pulls_mean')}.  \nCumulative regret: "
+                f"{growth(res.horizons, 'cum_regret_mean')}.")
+    st.caption("Theorem 1 says GenCB's N₀ does not grow with T: a flat GenCB line agrees with it. GenCB is anytime, "
+               "but ConUCB's confidence δ = 1/T depends on the horizon, so each horizon here is its own run (for "
+               "both, to compare like with like). Bars are 95 % intervals over seeds. Settings: CMAB with "
+               f"K = {GENCB.K}, α = {GENCB.alpha:g}, μ₀ = {GENCB.mu0:g}.")
+
+
+def main() -> None:
+    """The page."""
+    ctx, v = pagekit.page_start(
+        "Theory overlays",
+        "The theorems say how results should grow with the horizon T. Here they meet runs: HPC-UCB's regret "
+        "against the √T rate, and what GenCB and ConUCB pay for safety (plays of the default arm) as T grows.",
+        "Theory overlays", controls)
+    key = store.key_of({"theory": v}, ctx.device)
+    units = v["seeds"] * v["T"] * (len(DOSE.policies) + 2 * len(presets.THEORY_GENCB.policies))
+    out = forms.settings_or_error(None, lambda: shared(key, units, lambda tick: presets.run_theory(
+        v["T"], v["seeds"], v["base_seed"], v["precision"], ctx.device, progress=tick)))
+    if out is None:
+        return
+    res, stored, seconds = out
+    st.caption(f"Ran on **{res.device}** in **{res.precision}**: {v['seeds']} seeds, horizon {v['T']:,}, in "
+               f"{seconds:.1f} s" + (" (already computed on this server: shared, not recomputed)" if stored else "")
+               + ".")
+    regret_section(res, v["T"])
+    horizons_section(res)
+
+
+main()
