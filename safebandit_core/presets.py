@@ -158,7 +158,7 @@ def _s000_table1() -> Preset:
     )
     return Preset("s000-table1", SAFETY, "Table 1", "HPC-UCB vs On-Expectation: violation ratio over τ, d ∈ {5, 10}",
                   "dose", "violation_table", sweeps, ("d", "tau"), ("violation_rate", "final_regret"), 5, 10_000,
-                  numbers, (C1, C2), (TABLE1_TAU_CHOICE, *S000_CHOICES))
+                  numbers, (C1,), (TABLE1_TAU_CHOICE, *S000_CHOICES))
 
 
 def _s000_fig2() -> Preset:
@@ -632,7 +632,8 @@ def _check_mv(result: PresetResult) -> Verdict:
     per_cell = result.cell_summary()
     first, base = _first_two(per_cell)
     g = _by_policy(per_cell, first)
-    cond = g["rho"] > 2.0 / (g["alpha"] * g["mu0"])
+    mu0 = pd.Series({c: float(result.specs[k].cell_settings(i).mu0) for c, (k, i) in enumerate(result.index())})
+    cond = g["rho"] > 2.0 / (g["alpha"] * mu0.reindex(g.index))
     slack = g.loc[cond, "min_slack"]
     parts = []
     if cond.any():

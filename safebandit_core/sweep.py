@@ -280,9 +280,12 @@ def fit_loglog_slope(t: np.ndarray, values: np.ndarray, start_fraction: float = 
 
 
 def horizon_grid(T: int, n: int = 5, step: int = 1000) -> tuple[int, ...]:
-    """About ``n`` horizons from T/16 to T, geometrically spaced and rounded to multiples of ``step``."""
+    """About ``n`` distinct horizons from T/16 to T, geometrically spaced, rounded to multiples of ``step``
+    (a smaller step when T is short), all at most T and ending with T."""
+    step = max(1, min(step, T // 16 or 1))
     raw = np.geomspace(max(step, T / 16), T, n)
-    return tuple(int(h) for h in dict.fromkeys(max(step, int(round(h / step)) * step) for h in raw[:-1])) + (T,)
+    out = sorted({min(T, max(step, int(round(h / step)) * step)) for h in raw[:-1]} - {T})
+    return (*out, T)
 
 
 def over_horizons(settings: Any, horizons: tuple[int, ...], device: str | None = None,
