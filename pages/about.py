@@ -19,7 +19,8 @@ st.markdown(
     "Bandits with Continuous Actions*, arXiv:2608.26755. It introduces **HPC-UCB** "
     "(called HPUCB in its experiments).\n"
     "2. *One-size-fits-all conservative bandits (AAAI 2021)*: Y. Du, S. Wang and L. Huang, *A One-Size-Fits-All "
-    "Solution to Conservative Bandit Problems*, AAAI 2021. It introduces **GenCB** (for conservative multi-armed, linear and combinatorial bandits) "
+    "Solution to Conservative Bandit Problems*, AAAI 2021. It introduces **GenCB** (for conservative multi-armed, "
+    "linear and combinatorial bandits) "
     "and **MV-CUCB** (for a mean-variance version)."
 )
 

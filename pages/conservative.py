@@ -1,4 +1,4 @@
-"""Conservative bandits (seed 001): GenCB against the expected-reward baselines and the unconstrained policy.
+"""Conservative bandits (One-size-fits-all, AAAI 2021): GenCB against its expected-reward baselines.
 
 Widgets → :class:`ConservativeSettings` → one shared run (:mod:`safebandit_ui.live`) → figures, and
 sentences computed from that run (:mod:`safebandit_core.viz.conservative`).
@@ -97,7 +97,7 @@ def controls(ctx: shell.RunContext) -> dict[str, Any]:
     else:
         cols = st.columns(2)
         with cols[0]:
-            v["K"] = integer("K_lin", "Number of feature vectors (seed 001 uses K = 2d).")
+            v["K"] = integer("K_lin", "Number of feature vectors (the One-size-fits-all paper uses K = 2d).")
         with cols[1]:
             v["d"] = integer("d", "Length of each feature vector.")
     if SUPER_ARMS[problem]:
@@ -107,7 +107,7 @@ def controls(ctx: shell.RunContext) -> dict[str, Any]:
     v["mu0"] = pagekit.derived_slider(
         CONTROLS, mu0_field(problem), derived_mu0(problem, v["K"], v["d"], v["m"], ctx), AUTO_KEY,
         "Derive μ₀ from the instance", "On: μ₀ sits one sixth of the way down from the best arm's mean to the worst "
-        "(seed 001's choice, 0.7 on its CMAB arms). Off: set it with the slider.",
+        "(the One-size-fits-all paper's choice, 0.7 on its CMAB arms). Off: set it with the slider.",
         "What the safe default arm pays every time (no noise); the learner must keep Σ r_s ≥ (1 − α)·μ₀·t.")
     v["T"], v["seeds"] = forms.runs_controls(CONTROLS)
     v["policies"] = tuple(st.multiselect(
@@ -167,7 +167,7 @@ def layout() -> tuple[dict[str, Any], float]:
     slots: dict[str, Any] = {}
     with pagekit.chart_row(slots, "regret", "Regret: what the caution costs"):
         st.markdown("Reward lost against always playing the best arm; flat means it has learned, lower is better "
-                    "(as seed 001's Figure 1: mean over runs, min–max band).")
+                    "(as the One-size-fits-all paper's Figure 1: mean over runs, min–max band).")
         st.latex(r"\mathcal{R}_T=\sum_{t=1}^{T}\big(\mu_{\mathrm{best}}-\mu_{x_t}\big),\quad \mu_{x_0}=\mu_0")
         st.caption("The dashed line is the baseline: a learner that earns exactly (1 − α)·μ₀ each round, the most "
                    "the rule lets it lose.")

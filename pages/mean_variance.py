@@ -1,4 +1,4 @@
-"""Conservative mean-variance bandits, MV-CBP (seed 001 §4): MV-CUCB against MV-UCB.
+"""Conservative mean-variance bandits, MV-CBP (One-size-fits-all, AAAI 2021, §4): MV-CUCB against MV-UCB.
 
 Widgets → :class:`MVSettings` → one shared run (:mod:`safebandit_ui.live`) → figures, and sentences
 computed from that run (:mod:`safebandit_core.viz.mv`).
@@ -126,7 +126,7 @@ def explain_rule(s: MVSettings) -> Any:
                r"\;\ge\;(1-\alpha)\,\mathrm{MV}_0\quad\text{for every } t")
     right.markdown("**MV-CUCB** explores only when its path could absorb the worst a single pull can do to the "
                    "path's mean-variance (at most 2 for rewards in [0, 1]); otherwise it plays x₀. **MV-UCB** "
-                   "ignores the rule. Seed 001 proves the constraint holds on every path when")
+                   "ignores the rule. The One-size-fits-all paper proves the constraint holds on every path when")
     right.latex(r"\rho>\frac{2}{\alpha\,\mu_0}")
     right.caption("This condition is sufficient, not necessary: when it fails the guarantee is gone, but the slack "
                   "may still stay ≥ 0. The line below says what it did in this run.")
@@ -152,8 +152,8 @@ def layout() -> tuple[dict[str, Any], float]:
     """The result sections with their explanations; returns chart slots (``*_note`` for sentences) and the zoom."""
     slots: dict[str, Any] = {}
     with pagekit.chart_row(slots, "regret", "Regret T·R̃ₜ"):
-        st.markdown("Mean-variance regret in the cumulative form seed 001 plots: the mean-variance lost against the "
-                    "best arm, plus a penalty for switching between arms of different means (that switching itself "
+        st.markdown("Mean-variance regret in the cumulative form the One-size-fits-all paper plots: the "
+                    "mean-variance lost against the best arm, plus a penalty for switching between arms of different means (that switching itself "
                     "adds variance). Mean over runs with the min–max band.")
         st.caption("The dashed line is the baseline (1 − α)·MV₀·T, drawn as the regret of a run that earns exactly "
                    "(1 − α)·MV₀ each round: MV*·t − (1 − α)·MV₀·t.")

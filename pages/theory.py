@@ -1,8 +1,8 @@
 """Theory overlays: how the papers' results should grow with the horizon T, against runs.
 
 Widgets → :func:`safebandit_core.presets.run_theory` (in the server's shared store) → HPC-UCB's
-regret against √T on log–log axes with the fitted slope (seed 000, Theorem 2), and N₀ and the
-regret over horizons for GenCB and ConUCB (seed 001, Theorem 1).
+regret against √T on log–log axes with the fitted slope (Safety by Design, Theorem 2), and N₀ and the
+regret over horizons for GenCB and ConUCB (One-size-fits-all, Theorem 1).
 """
 
 from __future__ import annotations

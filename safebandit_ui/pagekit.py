@@ -56,7 +56,7 @@ def zoom_row(slots: dict[str, Any], key: str, note: str) -> float:
     right = chart_row(slots, "zoom", "The exploration phase, enlarged")
     with right:
         zoom = st.slider("Zoom: first … % of the rounds", 1, 50, 10, 1, key=key, bind="query-params",
-                         help="Seed 001 zooms on the first rounds, where the policies differ most.")
+                         help="The One-size-fits-all paper zooms on the first rounds, where the policies differ most.")
         st.markdown(note)
     return float(zoom)
 
