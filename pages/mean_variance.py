@@ -153,8 +153,8 @@ def layout() -> tuple[dict[str, Any], float]:
     slots: dict[str, Any] = {}
     with pagekit.chart_row(slots, "regret", "Regret T·R̃ₜ"):
         st.markdown("Mean-variance regret in the cumulative form the One-size-fits-all paper plots: the "
-                    "mean-variance lost against the best arm, plus a penalty for switching between arms of different means (that switching itself "
-                    "adds variance). Mean over runs with the min–max band.")
+                    "mean-variance lost against the best arm, plus a penalty for switching between arms of "
+                    "different means (that switching itself adds variance). Mean over runs with the min–max band.")
         st.caption("The dashed line is the baseline (1 − α)·MV₀·T, drawn as the regret of a run that earns exactly "
                    "(1 − α)·MV₀ each round: MV*·t − (1 − α)·MV₀·t.")
         slots["regret_note"] = st.empty()
