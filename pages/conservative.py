@@ -20,12 +20,11 @@ from safebandit_core.conservative import BASELINE, LABELS, ConservativeSettings
 from safebandit_core.conservative.settings import FEATURES, MAX_T, SUPER_ARMS
 from safebandit_core.settings import SettingsError
 from safebandit_core.viz import conservative as vc
-from safebandit_ui import downloads, forms, live, pagekit, shell
+from safebandit_ui import downloads, forms, live, pagekit, pins, shell, tools
 from safebandit_ui.forms import Control
 
 DEFAULT = ConservativeSettings()
-MAX_ROWS = 3_000_000
-HORIZON_ROWS = 20_000_000
+MAX_ROWS, HORIZON_ROWS = 3_000_000, 20_000_000
 PROBLEM_KEY, AUTO_KEY, ZOOM_KEY = "cb_problem", "cb_mu0_auto", "cb_zoom"
 POLICIES_KEY = "cb_policies_{}"
 FIELDS = ["slack", "cum_regret", "cum_reward", "default_pulls", "baseline_line"]
@@ -139,7 +138,8 @@ def build_settings(values: dict[str, Any], ctx: shell.RunContext) -> Conservativ
 def main_figures(frame: pd.DataFrame, best: float, T: int, zoom: float) -> dict[str, go.Figure]:
     """The charts that update live, by slot name."""
     window = vc.early_window(T, zoom / 100)
-    return {"regret": vc.regret_figure(frame, best), "zoom": vc.zoom_figure(frame, best, window),
+    return {"regret": pins.overlay(vc.regret_figure(frame, best), "conservative"),
+            "zoom": vc.zoom_figure(frame, best, window),
             "reward": vc.reward_figure(frame), "slack": vc.slack_figure(frame),
             "default_pulls": vc.default_pulls_figure(frame)}
 
@@ -221,19 +221,16 @@ def main() -> None:
     """The page."""
     ctx, values = pagekit.page_start(
         "Conservative bandits: never fall behind the safe default",
-        "A learner must try unfamiliar options to find the best one, but may never fall more than a share α behind "
-        "what the trusted **default** would have earned. **GenCB** wraps a standard learner (UCB, LinUCB, C2UCB) and "
-        "explores only when even a worthless pull keeps it above that line; it is compared with the earlier "
-        "conservative algorithms and the unconstrained learner.",
+        "A learner must try unfamiliar options, but may never fall more than a share α behind what the trusted "
+        "**default** would have earned. **GenCB** wraps a standard learner (UCB, LinUCB, C2UCB) and explores only "
+        "when even a worthless pull keeps it above that line.",
         "Conservative bandits", controls)
     s = forms.settings_or_error(FORM, lambda: build_settings(values, ctx))
     if s is None:
         return
     st.info(cb.describe_instance(s), icon=":material/casino:")
     explain_rule()
-    status = st.empty()
-    slots, zoom = layout()
-    best = cb.make_instance(s).best
+    status, (slots, zoom), best = st.empty(), layout(), cb.make_instance(s).best
     run, shared, seconds = live.run(s, ctx, lambda r: pagekit.draw_charts(
         slots, main_figures(families.tidy(r, FIELDS), best, s.T, zoom), f"-live-{r.t_done}"))
     frame, summary = families.tidy(run, FIELDS), families.summary(run)
@@ -242,9 +239,10 @@ def main() -> None:
     sentences(slots, s, frame, summary, best, zoom)
     pagekit.conservative_summary(summary["label"], summary, "regret", "cum_regret")
     crossover(s, ctx)
+    tools.panel("conservative", run, summary, tools.conservative_steps(run))
     downloads.downloads(s, lambda: families.tidy(run), f"conservative_{s.problem}_T{s.T}_K{s.K}_seed{s.base_seed}",
                         "cb_", summary=summary, figures=lambda: main_figures(frame, best, s.T, zoom),
-                        device=run.device, precision=run.precision)
+                        extra=lambda: pins.export("conservative"), device=run.device, precision=run.precision)
 
 
 main()

@@ -18,7 +18,6 @@ from safebandit_core.dose import FAMILY, LABELS, NAMES, DoseSettings, curves
 from safebandit_core.dose.settings import MAX_D, MAX_SEEDS, MAX_T
 from safebandit_core.model import Run
 from safebandit_core.viz import dose as vd
-from safebandit_core.viz import steps
 from safebandit_core.viz.common import by_label
 from safebandit_ui import downloads, forms, live, pagekit, pins, shell, tools
 from safebandit_ui.forms import Control
@@ -240,8 +239,7 @@ def main() -> None:
         slots["regret_text"].markdown(captions.regret_order(summary, s.T))
         slack_and_table(s, frame, summary)
         round_inspector(s, frame)
-        tools.panel("dose", run, summary, lambda label, seed: steps.dose_steps(
-            frame[(frame["policy"] == label) & (frame["seed"] == seed)], s.tau, f"{label}, seed {seed}:"))
+        tools.panel("dose", run, summary, tools.dose_steps(run))
         downloads.downloads(s, lambda: families.tidy(run), f"dose_T{s.T}_d{s.d}_seed{s.base_seed}", summary=summary,
                             figures=lambda: {**main_figures(s, frame, summary, band), "slack": vd.slack_figure(frame)},
                             extra=lambda: pins.export("dose"), device=run.device, precision=run.precision)

@@ -20,7 +20,7 @@ from safebandit_core.model import Run
 from safebandit_core.settings import SettingsError
 from safebandit_core.viz import conservative as vc
 from safebandit_core.viz import mv as vm
-from safebandit_ui import downloads, forms, live, pagekit, shell
+from safebandit_ui import downloads, forms, live, pagekit, pins, shell, tools
 from safebandit_ui.forms import Control
 
 DEFAULT = MVSettings()
@@ -102,7 +102,7 @@ def build_settings(values: dict[str, Any], ctx: shell.RunContext) -> MVSettings:
 def main_figures(s: MVSettings, frame: pd.DataFrame, arms: pd.DataFrame, zoom: float) -> dict[str, go.Figure]:
     """The charts that update live, by slot name."""
     best, window = mv.best_mv(s), vc.early_window(s.T, zoom / 100)
-    return {"regret": vm.regret_figure(frame, best), "zoom": vm.zoom_figure(frame, best, window),
+    return {"regret": pins.overlay(vm.regret_figure(frame, best), "mv"), "zoom": vm.zoom_figure(frame, best, window),
             "slack": vm.slack_figure(frame), "default_pulls": vm.default_pulls_figure(frame),
             "arms": vm.arms_figure(arms, s.rho, LABELS)}
 
@@ -212,9 +212,10 @@ def main() -> None:
         verdict(neg)
     sentences(slots, s, frame, summary, zoom)
     pagekit.conservative_summary(summary["label"], summary, "T·R̃", "regret")
+    tools.panel("mv", run, summary)
     downloads.downloads(s, lambda: families.tidy(run), f"mean_variance_T{s.T}_K{s.K}_rho{s.rho:g}_seed{s.base_seed}",
                         "mv_", summary=summary, figures=lambda: main_figures(s, frame, arms, zoom),
-                        device=run.device, precision=run.precision)
+                        extra=lambda: pins.export("mv"), device=run.device, precision=run.precision)
 
 
 main()

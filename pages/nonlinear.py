@@ -22,7 +22,7 @@ from safebandit_core.settings import SettingsError
 from safebandit_core.viz import dose as vd
 from safebandit_core.viz import nonlinear as vn
 from safebandit_core.viz.common import by_label
-from safebandit_ui import downloads, forms, live, pagekit, shell
+from safebandit_ui import downloads, forms, live, pagekit, pins, shell, tools
 from safebandit_ui.forms import Control
 
 DEFAULT = nl.NonlinearSettings()
@@ -115,8 +115,8 @@ def tidy(run: Run) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 def main_figures(s: nl.NonlinearSettings, frame: pd.DataFrame, summary: pd.DataFrame) -> dict[str, go.Figure]:
     """The charts that update live, by slot name."""
-    return {"regret": vd.regret_figure(frame), "violations": vd.violation_figure(summary, s.delta),
-            "sets": vn.set_size_figure(frame, s.size)}
+    return {"regret": pins.overlay(vd.regret_figure(frame), "nonlinear"),
+            "violations": vd.violation_figure(summary, s.delta), "sets": vn.set_size_figure(frame, s.size)}
 
 
 def texts(s: nl.NonlinearSettings, summary: pd.DataFrame) -> dict[str, str]:
@@ -234,17 +234,17 @@ def main() -> None:
             return
         for w in nl.FAMILY.warnings(s):
             st.warning(w, icon=":material/warning:")
-        status = st.empty()
-        slots = layout()
+        status, slots = st.empty(), layout()
         run, shared, seconds = live.run(s, ctx, lambda r: pagekit.draw_charts(
             slots, main_figures(s, *tidy(r)), f"-live-{r.t_done}"))
         frame, summary = tidy(run)
         status.caption(live.caption(run, shared, seconds))
         draw_main(slots, s, frame, summary)
         candidates(s, run)
+        tools.panel("nonlinear", run, summary, tools.dose_steps(run))
         downloads.downloads(s, lambda: families.tidy(run), f"nonlinear_{s.function_class}_F{s.size}_T{s.T}_d{s.d}"
                             f"_seed{s.base_seed}", summary=summary, figures=lambda: main_figures(s, frame, summary),
-                            device=run.device, precision=run.precision)
+                            extra=lambda: pins.export("nonlinear"), device=run.device, precision=run.precision)
 
 
 main()

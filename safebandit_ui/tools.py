@@ -15,12 +15,32 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from safebandit_core import captions, cli
+from safebandit_core import captions, cli, families
+from safebandit_core.viz import steps
 
 from . import pins, store
 
 COMPARE = {"cum_regret_mean": "regret (mean)", "violation_rate": "violation rate", "min_slack": "min slack",
            "default_pulls_mean": "default pulls N₀"}
+
+
+def seed_rows(run: Any, label: str, seed: int, fields: tuple[str, ...]) -> pd.DataFrame:
+    """The tidy rows (``fields`` only) of one policy, by its label, and one seed of a run."""
+    frame = families.tidy(run, list(fields))
+    return frame[(frame["label"] == label) & (frame["seed"] == seed)]
+
+
+def dose_steps(run: Any) -> Callable[[str, int], go.Figure]:
+    """The step-through of a dose-type run (dose, non-linear, battery): dose, safe ends, realized cost against τ."""
+    fields = ("alpha", "est_upper", "true_upper", "cost")
+    return lambda label, seed: steps.dose_steps(seed_rows(run, label, seed, fields), run.settings.tau,
+                                                f"{label}, seed {seed}:")
+
+
+def conservative_steps(run: Any) -> Callable[[str, int], go.Figure]:
+    """The step-through of a conservative run: the reward so far against the line, and each default pull."""
+    fields = ("cum_reward", "baseline_line", "default")
+    return lambda label, seed: steps.conservative_steps(seed_rows(run, label, seed, fields), f"{label}, seed {seed}:")
 
 
 def command(settings: Any) -> None:

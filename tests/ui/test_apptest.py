@@ -241,3 +241,28 @@ def test_zip_download_and_a_zip_upload_re_creates_the_run():
     assert at.number_input(key="T").value == SMALL_T and at.number_input(key="base_seed").value == 2
     assert "already computed on this server" not in at.caption[0].value
     pd.testing.assert_frame_equal(at.dataframe[0].value, table)
+
+
+def test_pin_then_change_shows_before_after_and_a_faded_overlay():
+    at = dose_page()
+    at.button(key="dose_pin").click().run()
+    at.slider(key="tau").set_value(0.3).run()
+    assert not at.exception
+    assert [c.value for c in at.caption if c.value.startswith("Pin ")] == ["Pin 1: tau=0.5"]
+    regret = charts(at)["regret"]
+    assert [t["name"] for t in regret["data"] if "(pin 1)" in t["name"]] == [
+        "HPC-UCB (pin 1)", "On-Expectation (pin 1)", "ε-Greedy (pin 1)"]
+    table = next(df.value for df in at.dataframe if "pin" in df.value.columns)
+    assert len(table) == 3 and all("→" in v for v in table["regret (mean)"])
+    at.button(key="dose_unpin").click().run()
+    assert not any("(pin" in t["name"] for t in charts(at)["regret"]["data"])
+
+
+def test_step_through_is_client_side_frames_and_the_command_line_is_shown():
+    at = dose_page()
+    at.toggle(key="dose_steps_on").set_value(True).run()
+    assert not at.exception
+    fig = charts(at)["dose_steps"]
+    assert len(fig["frames"]) >= 20 and fig["layout"]["updatemenus"][0]["buttons"][0]["method"] == "animate"
+    line = at.code[0].value
+    assert line.startswith("python -m safebandit_core dose --policy all --T 1000")
