@@ -64,3 +64,31 @@ def test_settings_in_the_link_are_restored(server, page):
     titles = [json.loads(c)["title"] or "" for c in chart_contents(page)]
     assert any("τ = 0.8" in t for t in titles)
     assert page.get_by_test_id("stException").count() == 0
+
+
+def test_step_through_plays_in_the_browser_without_a_rerun(server, page):
+    page.goto(server + "/dose?T=1000")
+    wait_for_charts(page)
+    page.get_by_text("Step through one run, round by round").click()
+    page.get_by_text("Show the animation", exact=True).click()
+    page.wait_for_function("""() => Array.from(document.querySelectorAll(
+        "[data-testid='stPlotlyChart'] .js-plotly-plot")).some(gd => gd.layout && gd.layout.updatemenus &&
+        gd.layout.updatemenus.length)""", timeout=60_000)
+    wait_for_charts(page)
+    page.evaluate("""() => {
+        window.__reruns = 0;
+        const app = document.querySelector("[data-testid='stApp']");
+        new MutationObserver(() => {
+            if (app.getAttribute("data-test-script-state") === "running") window.__reruns += 1;
+        }).observe(app, {attributes: true, attributeFilter: ["data-test-script-state"]});
+    }""")
+    title = """() => { const gd = Array.from(document.querySelectorAll("[data-testid='stPlotlyChart'] .js-plotly-plot"))
+        .find(g => g.layout.updatemenus && g.layout.updatemenus.length); return gd.layout.title.text; }"""
+    before = page.evaluate(title)
+    play = page.locator(".updatemenu-button").filter(has_text="Play").first
+    play.scroll_into_view_if_needed()
+    play.dispatch_event("click")
+    page.wait_for_function(f"() => ({title})() !== {json.dumps(before)}", timeout=20_000)
+    page.wait_for_timeout(1500)
+    assert page.evaluate(title) != before, "the animation did not advance"
+    assert page.evaluate("window.__reruns") == 0, "playing the animation made the server rerun the page"
