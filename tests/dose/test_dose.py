@@ -11,8 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from safebandit_core import linalg
-from safebandit_core import families
+from safebandit_core import families, linalg
 from safebandit_core.dose import DoseSettings, curves, run_on_stream
 
 
