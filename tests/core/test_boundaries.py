@@ -114,11 +114,13 @@ def test_importing_and_running_the_core_leaves_streamlit_unloaded():
         import sys
         import safebandit_core
         from safebandit_core import viz
-        from safebandit_core.dose import sim
-        s = sim.DoseSettings(d=2, T=20, seeds=1, policies=("hpucb",))
-        out = sim.run(s)
-        viz.dose.regret_figure(sim.tidy_frame(s, out))
-        assert out["cost"].shape == (1, 1, 20)
+        from safebandit_core import families
+        from safebandit_core.dose import DoseSettings
+        from safebandit_core.viz.common import by_label
+        s = DoseSettings(d=2, T=20, seeds=1, policies=("hpucb",))
+        run = families.run(s)
+        viz.dose.regret_figure(by_label(families.tidy(run)))
+        assert run.outputs["cost"].shape == (1, 1, 20)
         print("streamlit" in sys.modules, any(m.startswith("streamlit.") for m in sys.modules))
     """)
     res = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT,

@@ -237,7 +237,8 @@ def test_tidy_frame_shape_and_columns():
     s = DoseSettings(T=40, d=3, seeds=2)
     frame = families.tidy(families.run(s))
     assert len(frame) == 3 * 2 * 40
-    assert {"kind", "policy", "label", "seed", "t", "alpha", "cost", "violation", "slack", "cum_regret"} <= set(frame.columns)
+    wanted = {"kind", "policy", "label", "seed", "t", "alpha", "cost", "violation", "slack", "cum_regret"}
+    assert wanted <= set(frame.columns)
     last = frame[frame.t == 40].groupby("policy", observed=True)["cum_regret"].mean()
     assert np.isfinite(last).all()
 

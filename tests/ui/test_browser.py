@@ -28,7 +28,7 @@ def test_dose_page_redraws_when_a_slider_moves(server, page):
     requests = Requests(page)
     page.goto(server + "/dose")  # the first visit of a fresh server, straight to a page
     wait_for_charts(page)
-    assert page.get_by_test_id("stSidebarNavLink").filter(has_text="Dose model").count() == 1
+    assert page.get_by_test_id("stSidebarNavLink").get_by_text("Dose model", exact=True).count() == 1
     assert page.get_by_test_id("stSidebar").get_by_text("Device", exact=True).count() == 1
     assert page.get_by_test_id("stException").count() == 0
     before = chart_contents(page)
