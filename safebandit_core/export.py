@@ -210,7 +210,11 @@ def _guess_kind(data: Mapping[str, Any]) -> str:
     if "model" in data and "base" in data:
         return "sweep"
     keys = set(data)
-    fits = [k for k, f in families.FAMILIES.items() if keys <= {x.name for x in dataclasses.fields(f.settings_cls)}]
+    names = {k: {x.name for x in dataclasses.fields(f.settings_cls)} for k, f in families.FAMILIES.items()}
+    fits = [k for k, n in names.items() if keys <= n]
+    if len(fits) > 1:  # the tightest fit: the kind with the fewest fields the file does not set
+        fewest = min(len(names[k] - keys) for k in fits)
+        fits = [k for k in fits if len(names[k] - keys) == fewest]
     if len(fits) != 1:
         raise SettingsError("kind", "given: these settings could belong to "
                             + (" or ".join(fits) if fits else "no model") + "; add \"kind\": one of "
