@@ -38,6 +38,9 @@ PAGES: tuple[PageSpec, ...] = (
              "the unconstrained UCB, LinUCB, C2UCB, live."),
     PageSpec("pages/mean_variance.py", "Mean-variance bandits", ":material/scatter_plot:", "Models",
              "Keep the run's mean-variance near a riskless default's: MV-CUCB against MV-UCB, with the ρ it needs."),
+    PageSpec("pages/your_data.py", "Your data", ":material/upload_file:", "Models",
+             "Fit the dose model to your own log of contexts, doses, benefits and side effects, then replay HPC-UCB "
+             "and its baselines on it."),
     PageSpec("pages/replay_synthetic.py", "Synthetic experiments", ":material/replay:", "Paper replays",
              "Both papers' synthetic tables and figures in one click, next to their numbers; sweeps of the safety "
              "settings as phase diagrams; regret rates against the theory."),
@@ -54,6 +57,7 @@ KIND_PAGES: dict[str, str] = {
     "conservative": "pages/conservative.py",
     "mv": "pages/mean_variance.py",
     "battery": "pages/replay_battery.py",
+    "logged": "pages/your_data.py",
     "preset": "pages/presets.py",
     "sweep": "pages/sweeps.py",
 }

@@ -135,7 +135,10 @@ def run_command(args: argparse.Namespace) -> int:
              f"kappa_c {report['kappa_c']:.4g}, S {report['S']:.4g}, L {report['L']:.4g}"]
     lines += [f"note: {n}" for n in report["notes"]]
     lines += [f"warning: {w}" for w in run.family.warnings(run.settings)]
-    cli.emit({**cli.grouped(rows), "fit": report}, args.json, lines)
+    summary = cli.grouped(rows)
+    for row in summary.get("by_policy", []):
+        row.update({k: report[k] for k in FIT_FIELDS})
+    cli.emit({**summary, "fit": report}, args.json, lines)
     return 0
 
 

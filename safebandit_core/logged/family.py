@@ -95,8 +95,9 @@ def load(settings: LoggedSettings, data: Data = None) -> RawTable:
 
 
 def fitted(settings: LoggedSettings, data: Data = None) -> tuple[LoggedFit, RawTable]:
-    """The fit of ``settings`` (from ``data`` when given) and its table, memoised by content hash and mapping."""
-    settings = settings.validate()
+    """The fit of ``settings`` (from ``data`` when given) and its table, memoised by content hash and mapping.
+
+    ``settings`` are taken as validated (:func:`prepare` validates them; a run validates before it asks)."""
     raw = load(settings, data)
 
     def make() -> LoggedFit:
@@ -153,7 +154,7 @@ def prepare(settings: LoggedSettings, data: Data = None) -> LoggedRun:
 
     Every bad input raises :class:`SettingsError` naming its field (see :mod:`.loader`).
     """
-    fit, raw = fitted(settings, data)
+    fit, raw = fitted(settings.validate(), data)
     s = dataclasses.replace(settings, data_hash=raw.digest, file=settings.file or raw.name)
     replay.check_context_bytes(s.T, fit.d, "float64")
     return LoggedRun(fit=fit, settings=s.validate(), raw=raw)

@@ -150,12 +150,14 @@ class LoggedFit:
         return pd.DataFrame(out)
 
     def spread_by_dose(self, bins: int = 5) -> pd.DataFrame:
-        """The residuals' standard deviation in ``bins`` dose bins of equal count (flat when g fits)."""
+        """The residuals' mean and standard deviation in ``bins`` dose bins of equal count (0 and flat when g fits)."""
         frame = self.residual_frame()
         k = max(1, min(bins, len(frame) // 10))
         frame["bin"] = pd.qcut(frame["dose"].rank(method="first"), k, labels=False)
         table = frame.groupby("bin").agg(dose_lo=("dose", "min"), dose_hi=("dose", "max"),
+                                         reward_mean=("reward_residual", "mean"),
                                          reward_spread=("reward_residual", "std"),
+                                         cost_mean=("cost_residual", "mean"),
                                          cost_spread=("cost_residual", "std"), rows=("dose", "size"))
         return table.reset_index(drop=True)
 
@@ -184,12 +186,11 @@ class LoggedFit:
                            f"the replay describes the fitted model more than your data, so read its {name} numbers "
                            "as a what-if, not a forecast.")
         spread = self.spread_by_dose()
-        if len(spread) >= 2:
-            lo, hi = float(spread["cost_spread"].iloc[0]), float(spread["cost_spread"].iloc[-1])
-            ratio = hi / lo if lo > 0 else math.inf
-            if ratio > 2 or ratio < 0.5:
-                out.append(f"The {names[1]} residuals' spread changes {ratio:.1f}-fold from the lowest to the highest "
-                           f"doses: the dose curve g = {self.env.g} may not fit; try another curve.")
+        for col, name in (("reward", names[0]), ("cost", names[1])):
+            line = _curve_note(spread, col)
+            if line:
+                out.append(f"The {name} residuals {line}: the dose curve g = {self.env.g} may not fit; try another "
+                           "curve.")
         if tau is not None:
             observed, model = self.exceed_shares(tau)
             if abs(observed - model) > max(0.02, 0.25 * observed):
@@ -222,6 +223,21 @@ class LoggedFit:
             out["share_cost_above_tau_logged"], out["share_cost_above_tau_model"] = self.exceed_shares(tau)
         out["notes"] = [*self.notes(tau), NOISE_NOTE]
         return out
+
+
+def _curve_note(spread: pd.DataFrame, col: str) -> str:
+    """How the residuals of ``col`` move with the dose, if they do: a drift of their mean (more than 4 standard
+    errors and a tenth of their spread) or a spread that changes more than twofold ("" when neither)."""
+    if len(spread) < 2:
+        return ""
+    mean, sd = spread[f"{col}_mean"].to_numpy(), spread[f"{col}_spread"].to_numpy()
+    error = sd / np.sqrt(spread["rows"].to_numpy())
+    worst = int(np.argmax(np.abs(mean) / error))
+    if abs(mean[worst]) > max(4 * error[worst], 0.1 * sd[worst]):
+        return (f"drift with the dose (their mean is {mean[0]:+.3g} at the lowest doses and {mean[-1]:+.3g} at the "
+                "highest)")
+    ratio = sd[-1] / sd[0] if sd[0] > 0 else math.inf
+    return f"spread changes {ratio:.1f}-fold from the lowest to the highest doses" if not 0.5 <= ratio <= 2 else ""
 
 
 def fit_table(table: MappedTable, *, contexts: str = "auto", hash_dim: int = DEFAULT_HASH_DIM, intercept: bool = True,

@@ -273,6 +273,11 @@ class MappedTable:
                f"{hi - lo:g}"
 
 
+def _count(k: int) -> str:
+    """``k`` rows in words ("1 row", "2,000 rows")."""
+    return f"{k:,} row" + ("" if k == 1 else "s")
+
+
 def _row(index: int) -> int:
     """A 0-based position as the 1-based data row people count (the header not counted)."""
     return int(index) + 1
@@ -316,7 +321,7 @@ def _numeric(values: pd.Series, role: str, col: str, hint: str = "") -> np.ndarr
     if bad.any():
         first = int(np.flatnonzero(bad)[0])
         raise SettingsError(role, f"numbers: column '{col}' has {str(values.iloc[first])[:30]!r} in row "
-                                  f"{_row(first)} ({int(bad.sum()):,} rows are not numbers){hint}")
+                                  f"{_row(first)} ({_count(int(bad.sum()))} in all){hint}")
     return number.to_numpy(dtype=np.float64, na_value=np.nan)
 
 
@@ -365,7 +370,7 @@ def map_columns(frame: pd.DataFrame, cmap: ColumnMap, *, scale_dose: bool = Fals
             if missing == "refuse":
                 first = int(np.flatnonzero(miss)[0])
                 raise SettingsError(role_of[col], f"a value in every row: column '{col}' is missing or infinite in "
-                                                  f"row {_row(first)} ({int(miss.sum()):,} rows in all); drop such "
+                                                  f"row {_row(first)} ({_count(int(miss.sum()))} in all); drop such "
                                                   "rows (missing: drop) or fill them in")
             dropped_by[col] = int(miss.sum())
             bad |= miss
@@ -397,7 +402,7 @@ def map_columns(frame: pd.DataFrame, cmap: ColumnMap, *, scale_dose: bool = Fals
             first = outside[0]
             raise SettingsError("dose", f"in [0, 1]: row {_row(order[first])} has {dose_raw[first]:g} and the column "
                                         f"spans {dose_raw.min():g} – {dose_raw.max():g}; turn on min–max scaling "
-                                        "(scale dose) to map it onto [0, 1]")
+                                        "of the dose to map it onto [0, 1]")
         dose = dose_raw
     reward, cost = columns[cmap.reward][order], columns[cmap.cost][order]
     check_varies(reward, "reward", cmap.reward)
@@ -433,3 +438,27 @@ def _one_hot(values: pd.Series, col: str) -> tuple[list[str], np.ndarray]:
 def preview(frame: pd.DataFrame, rows: int = 20) -> pd.DataFrame:
     """The first ``rows`` rows (for showing a table before it is mapped)."""
     return frame.head(rows)
+
+
+_ROLE_WORDS: dict[str, tuple[str, ...]] = {
+    "dose": ("dose", "dosage", "amount"),
+    "cost": ("side", "cost", "tox", "adverse", "harm"),
+    "reward": ("benefit", "reward", "efficacy", "response", "outcome", "effect", "gain"),
+}
+_NOT_CONTEXT = ("id", "patient", "subject", "index", "row", "day", "time", "date")
+
+
+def guess_map(frame: pd.DataFrame) -> ColumnMap:
+    """A first mapping to offer: columns named like a dose, a side effect and a benefit (else the last numeric ones),
+    and every other numeric column as a context except identifiers and times."""
+    columns = [str(c) for c in frame.columns]
+    numeric = [c for c in columns if pd.api.types.is_numeric_dtype(frame[c])] or columns
+    chosen: dict[str, str] = {}
+    for role, words in _ROLE_WORDS.items():
+        named = [c for c in numeric if c not in chosen.values() and any(w in c.lower() for w in words)]
+        spare = [c for c in reversed(numeric) if c not in chosen.values()]
+        chosen[role] = (named or spare or columns)[0]
+    rest = [c for c in numeric if c not in chosen.values()]
+    context = [c for c in rest if not any(c.lower() == w or c.lower().endswith(f"_{w}") or c.lower().startswith(w)
+                                          for w in _NOT_CONTEXT)] or rest[:1]
+    return ColumnMap(context=tuple(context), dose=chosen["dose"], reward=chosen["reward"], cost=chosen["cost"])
