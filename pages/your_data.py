@@ -16,9 +16,8 @@ from safebandit_core import families, logged
 from safebandit_core.dose import curves
 from safebandit_core.logged import figures as lf
 from safebandit_core.logged.fit import CONTEXTS
-from safebandit_core.logged.loader import MISSING, bundle_member, guess_map, read_table
+from safebandit_core.logged.loader import MISSING, bundle_member, guess_map
 from safebandit_core.logged.settings import LABEL_FIELDS, MAX_REPLAY_T
-from safebandit_core.settings import SettingsError
 from safebandit_core.viz import dose as vd
 from safebandit_core.viz.common import by_label
 from safebandit_ui import downloads, forms, live, pagekit, shell
@@ -33,31 +32,36 @@ CONTROLS: dict[str, Control] = forms.with_defaults({
     "delta_prime": Control("yd_delta_prime", "Estimation confidence δ′", 0.001, 0.5, 0.001),
     "eps": Control("yd_eps", "ε of ε-Greedy", 0.0, 1.0, 0.05),
     "min_g": Control("yd_min_g", "Smallest g(dose) a fit row may have", 0.01, 0.5, 0.01),
+    "g_power": Control("yd_g_power", "Power p", curves.POWER_RANGE[0], curves.POWER_RANGE[1], 0.1),
+    "g_ec50": Control("yd_g_ec50", "EC50", 0.05, curves.EC50_RANGE[1], 0.05),
+    "g_hill": Control("yd_g_hill", "Hill coefficient n", curves.HILL_RANGE[0], curves.HILL_RANGE[1], 0.1),
 }, DEFAULT)
+CURVE_FIELDS = {"power": ("g_power",), "emax": ("g_ec50", "g_hill")}
+HIDDEN = ("fit_lam", "split", "intercept", "hash_dim", "order_seed", "policies", "lam")
+"""Settings without a widget here: a restored file keeps them (in the session, as plain data)."""
 ROLES = {"dose": "Dose column", "reward": "Benefit column", "cost": "Side-effect column"}
 OPTIONAL = {"group": "Group column (optional)", "time": "Time column (optional)"}
 NONE = "(none)"
-EXTRA = ("source", "g", "contexts", "missing", "order", "scale_dose", *ROLES)
+EXTRA = ("g", "contexts", "missing", "order", "scale_dose", *ROLES)
 RULE = {"tau": "The side effect of a round must stay below τ.", "delta": "A round may pass τ with probability at most "
         "δ.", "delta_prime": "The estimates hold with probability 1 − δ′.", "eps": "ε-Greedy plays the round-1 safe "
         "dose this often."}
-CHARTS = {"regret": ("Regret against the clairvoyant", "Benefit lost against a learner that knows the fitted truth and "
-                     "obeys the same rule; a curve that flattens has learned."),
+CHARTS = {"regret": ("Regret against the clairvoyant", "Benefit lost against one who knows the fitted truth and obeys "
+                     "the same rule; a curve that flattens has learned."),
           "violations": ("How often the side effect passed τ", "HPC-UCB should stay under the dashed δ = {delta:g} "
                          "line over these {T:,} rounds; On-Expectation aims only at the mean."),
           "cost": ("Every round's side effect (first seed)", "{cost} per round; red crosses passed τ."),
-          "safe": ("The safe doses", "The learner's estimated upper safe dose closing in on the true one (grey).")}
+          "safe": ("The safe doses", "The estimated upper safe dose closing in on the true one (grey).")}
 slider = functools.partial(forms.slider, CONTROLS)
 integer = functools.partial(forms.integer, CONTROLS)
 
 
 def restore_extra(s: logged.LoggedSettings) -> None:
     """The restored mapping, options and names, which have no :class:`forms.Control`."""
-    for f in (*EXTRA, *LABEL_FIELDS):
-        st.session_state[f"yd_{f}"] = getattr(s, f)
-    st.session_state["yd_context"], st.session_state["yd_categorical"] = list(s.context), list(s.categorical)
-    for f in OPTIONAL:
-        st.session_state[f"yd_{f}"] = getattr(s, f) or NONE
+    st.session_state.update({f"yd_{f}": getattr(s, f) for f in (*EXTRA, *LABEL_FIELDS)})
+    st.session_state.update({f"yd_{f}": getattr(s, f) or NONE for f in OPTIONAL}, yd_context=list(s.context),
+                            yd_categorical=list(s.categorical), yd_hidden={f: getattr(s, f) for f in HIDDEN},
+                            yd_source="example" if s.source == "example" else "upload")  # a path is uploaded here
 
 
 FORM = forms.SettingsForm(
@@ -76,13 +80,12 @@ def controls(ctx: shell.RunContext) -> dict[str, Any]:
         st.file_uploader("CSV (or .csv.gz) or Parquet log", type=["csv", "gz", "parquet", "zip"], key="yd_upload",
                          max_upload_size=logged.MAX_FILE_BYTES // 2**20,
                          help="One row per treated case: contexts, the dose given, the benefit and the side effect.")
-    cols = st.columns(2)
-    with cols[0]:
-        v["T"] = integer("T", "Replay rounds; past the log's end the replay starts again from the top.")
-    with cols[1]:
-        v["seeds"] = integer("seeds", "Independent noise streams over the same contexts.")
+    v["T"] = integer("T", "Replay rounds; past the log's end the replay starts again from the top.")
+    v["seeds"] = integer("seeds", "Independent noise streams over the same contexts.")
     v["g"] = st.selectbox("Dose curve g", curves.KINDS, key="yd_g", bind="query-params",
                           help="How a dose scales benefit and side effect: both are g(α)·(⟨X, θ⟩ + noise).")
+    for f in CURVE_FIELDS.get(v["g"], ()):
+        v[f] = slider(f, "A parameter of the dose curve g (the dose page draws it).")
     with st.expander("Fit options"):
         v["contexts"] = st.selectbox("Contexts", CONTEXTS, key="yd_contexts", bind="query-params",
                                      help="auto: standardise up to 64 columns, hash wider tables.")
@@ -97,18 +100,16 @@ def controls(ctx: shell.RunContext) -> dict[str, Any]:
     return v
 
 
-def data_of(source: str) -> tuple[bytes, str] | None:
-    """The bytes and name of the data chosen (None while nothing is uploaded); too large a file is refused first."""
+def data_of(source: str) -> tuple[bytes, logged.RawTable] | None:
+    """The bytes and the table of the data chosen (None while nothing is uploaded); memoised by content."""
     if source == "example":
-        return logged.example_bytes(), logged.EXAMPLE_FILE
+        return logged.example_bytes(), logged.read(logged.example_bytes(), logged.EXAMPLE_FILE)
     file = st.session_state.get("yd_upload")
     if file is None:
         st.info("Upload a CSV or Parquet file: one row per case with its contexts, dose, benefit and side effect.",
                 icon=":material/upload_file:")
         return None
-    if file.size > logged.MAX_FILE_BYTES:
-        raise SettingsError("data", f"a file of at most {logged.MAX_FILE_BYTES // 2**20} MB", f"{file.size:,} bytes")
-    return file.getvalue(), file.name
+    return file.getvalue(), logged.read(file.getvalue(), file.name)  # too large a file is refused before parsing
 
 
 def _valid(key: str, options: list[str], default: Any) -> None:
@@ -145,7 +146,7 @@ def mapping(frame: pd.DataFrame) -> dict[str, Any]:
 
 def fit_report(run: logged.LoggedRun) -> None:
     """The fit's numbers, its notes, the coefficients and the two diagnostic figures."""
-    s, fit, rep = run.settings, run.fit, run.report()
+    s, fit, rep, frame = run.settings, run.fit, run.report(), run.fit.residual_frame()
     names = (s.label("reward"), s.label("cost"))
     st.subheader("The fit: is the dose model a fair description of this log?")
     m = st.columns(5)
@@ -159,27 +160,26 @@ def fit_report(run: logged.LoggedRun) -> None:
     for line in fit.notes(None, names):
         st.warning(line, icon=":material/warning:")
     left, right = st.columns([3, 2], gap="medium")
-    left.plotly_chart(lf.fit_figure(fit.residual_frame(), (rep["heldout_r2_reward"], rep["heldout_r2_cost"]), names),
-                      key="fit_scatter")
+    left.plotly_chart(lf.fit_figure(frame, (rep["heldout_r2_reward"], rep["heldout_r2_cost"]), names), key="fit_plot")
     right.markdown(f"Both outcomes are modelled as g(α)·(⟨X, θ*⟩ + noise): divided by g(dose), each is a linear "
                    f"function of the contexts. Ridge λ = {rep['lam_reward']:g} (benefit) and {rep['lam_cost']:g} "
-                   "(side effect), each chosen on a held-out half. Points near the dashed line are predicted well.")
+                   f"(side effect), {'set' if s.fit_lam else 'each chosen on a held-out half'}. Points near the dashed "
+                   "line are predicted well.")
     coefficients = fit.coefficients()
     if coefficients is not None:
         right.dataframe(coefficients.rename(columns={"reward": names[0], "cost": names[1]}), hide_index=True)
     left, right = st.columns([3, 2], gap="medium")
-    left.plotly_chart(lf.residual_figure(fit.residual_frame(), names, s.label("dose")), key="residuals")
+    left.plotly_chart(lf.residual_figure(frame, names, s.label("dose")), key="residuals")
     right.markdown("If the dose curve g is right, the residuals form a band of even width across the doses; a "
                    "band that widens or narrows says another g fits better. " + logged.NOISE_NOTE)
 
 
 def safety(run: logged.LoggedRun) -> str:
     """The log's own share of rounds above τ against the fitted model's (the realizability check at τ)."""
-    (observed, model), tau = run.fit.exceed_shares(run.settings.tau), run.settings.tau
-    close = abs(observed - model) <= max(0.02, 0.25 * observed)
-    return (f"At τ = {tau:g}, **{observed:.1%}** of the logged rounds had a {run.settings.label('cost')} above τ; the "
-            f"fitted model gives **{model:.1%}** at the same doses and contexts — " + ("close: it reproduces the "
-            "log's tail." if close else "not close: read the replay's violation rates with care."))
+    shares, tau = run.fit.exceed_shares(run.settings.tau), run.settings.tau
+    return (f"At τ = {tau:g}, **{shares.logged:.1%}** of the logged rounds had a {run.settings.label('cost')} above τ;"
+            f" the fitted model gives **{shares.model:.1%}** at the same doses and contexts — " + ("close: it "
+            "reproduces the log's tail." if shares.close else "not close: read the violation rates with care."))
 
 
 def charts(run: Any, s: logged.LoggedSettings, slots: dict[str, Any], suffix: str = "") -> pd.DataFrame:
@@ -200,14 +200,10 @@ def main() -> None:
         "**HPC-UCB** (keeps each round's realized side effect below τ with probability 1 − δ) against "
         "**On-Expectation** (keeps only its mean below τ) and **ε-Greedy** on the log's own contexts.",
         "Your data", controls)
-    try:
-        chosen = data_of(values["source"])
-        raw = None if chosen is None else read_table(chosen[0], chosen[1])
-    except SettingsError as err:
-        st.error(forms.error_text(err, FORM.label) + " Choose another file.", icon=":material/error:")
+    chosen = forms.settings_or_error(FORM, lambda: data_of(values["source"]))
+    if chosen is None:
         return
-    if raw is None:
-        return
+    data, raw = chosen
     st.subheader("The data")
     st.dataframe(raw.frame.head(20), hide_index=True)
     st.caption(f"{raw.name}: {len(raw.frame):,} rows × {raw.frame.shape[1]} columns (first 20 shown), content hash "
@@ -219,8 +215,8 @@ def main() -> None:
         for col, (f, words) in zip(st.columns(4), RULE.items(), strict=True):
             with col:
                 values[f] = slider(f, words)
-    settings = logged.LoggedSettings(**{**values, "file": chosen[1]})
-    run = forms.settings_or_error(FORM, lambda: logged.prepare(settings, chosen[0]))
+    settings = logged.LoggedSettings(**{**values, **st.session_state.get("yd_hidden", {}), "file": raw.name})
+    run = forms.settings_or_error(FORM, lambda: logged.prepare(settings, data))
     if run is None:
         return
     s = run.settings
@@ -238,13 +234,13 @@ def main() -> None:
                                            run, device, chunk, s_))
     status.caption(live.caption(result, shared, seconds))
     summary = charts(result, s, slots)  # the final view, drawn over the live one
+    last = "mean dose, last 10 % of rounds"
     table = pd.DataFrame({"policy": summary["label"], "violation rate (%)": summary["violation_rate"] * 100,
-                          "final regret (mean)": summary["cum_regret_mean"], "final dose": summary["final_dose_mean"]})
-    pagekit.number_table(table, {"violation rate (%)": "%.3f", "final regret (mean)": "%.2f", "final dose": "%.3f"})
-    st.caption("Final dose: the mean dose over the last 10 % of rounds. Every number describes the fitted model.")
+                          "final regret (mean)": summary["cum_regret_mean"], last: summary["final_dose_mean"]})
+    pagekit.number_table(table, {"violation rate (%)": "%.3f", "final regret (mean)": "%.2f", last: "%.3f"})
     with_data = st.checkbox("Include the data file in the zip", key="yd_include_data",
                             help="Off by default: the settings name the file by its name and content hash only.")
-    extra = {"fit": run.report(), **({"data": bundle_member(chosen[0], chosen[1])} if with_data else {})}
+    extra = {"fit": run.report(), **({"data": bundle_member(data, raw.name)} if with_data else {})}
     downloads.downloads(s, lambda: families.tidy(result), f"your_data_T{s.T}_seed{s.base_seed}", summary=summary,
                         extra=lambda: extra, device=result.device, precision=result.precision)
 

@@ -11,7 +11,6 @@ The semi-synthetic replay of seed 000 §7 for any log (the battery experiment is
 """
 
 from .family import (
-    EXAMPLE_LABEL,
     FAMILY,
     LoggedRun,
     battery_instance,
@@ -22,6 +21,7 @@ from .family import (
     load,
     policy_rows,
     prepare,
+    read,
     run_replay,
     simulate,
 )
@@ -32,9 +32,9 @@ from .ridge import LAMS, FitPlan, FitResult, Fitted, fit_arrays, fit_linear
 from .settings import EXAMPLE_FILE, LoggedSettings
 
 __all__ = [
-    "EXAMPLE_FILE", "EXAMPLE_LABEL", "FAMILY", "LAMS", "MAX_FILE_BYTES", "NOISE_NOTE", "R2_POOR", "ColumnMap",
+    "EXAMPLE_FILE", "FAMILY", "LAMS", "MAX_FILE_BYTES", "NOISE_NOTE", "R2_POOR", "ColumnMap",
     "FitPlan", "FitResult", "Fitted", "FittedEnv", "LoggedFit", "LoggedRun", "LoggedSettings", "MappedTable",
     "RawTable", "battery_instance", "dose_settings", "example_bytes", "example_truth", "family_for", "fit_arrays",
     "fit_linear", "fit_table", "fitted", "load", "make_family", "map_columns", "policy_rows", "prepare",
-    "read_table", "replay_rows", "run_replay", "simulate",
+    "read", "read_table", "replay_rows", "run_replay", "simulate",
 ]

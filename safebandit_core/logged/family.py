@@ -40,7 +40,6 @@ from .settings import EXAMPLE_FILE, LoggedSettings
 Data = str | os.PathLike[str] | BinaryIO | bytes | pd.DataFrame | None
 
 EXAMPLE_TRUTH = "dose_log.json"
-EXAMPLE_LABEL = "the built-in synthetic dose log"
 
 
 def example_bytes() -> bytes:
@@ -53,7 +52,9 @@ def example_truth() -> dict[str, Any]:
     return json.loads(resources.files(__package__).joinpath("examples", EXAMPLE_TRUTH).read_text())
 
 
-def _raw(data: bytes, name: str) -> RawTable:
+def read(data: bytes, name: str) -> RawTable:
+    """The table in a file's bytes (or in a bundle's ``data.json``), memoised by content hash."""
+    data = read_bytes(data)
     if data[:2] == b"PK":
         name, data = unbundle(data)
     digest = digest_of(data)
@@ -71,10 +72,10 @@ def load(settings: LoggedSettings, data: Data = None) -> RawTable:
     """The table of ``settings`` (from ``data`` when given), memoised by content; a ``data_hash`` in the settings
     must match the data's."""
     if data is None and settings.source == "example":
-        raw = _raw(example_bytes(), EXAMPLE_FILE)
+        raw = read(example_bytes(), EXAMPLE_FILE)
     elif data is None and settings.source == "path":
         path = os.fspath(settings.path or "")
-        raw = MEMO.get(_path_key(path), lambda: _raw(read_bytes(path), os.path.basename(path)))
+        raw = MEMO.get(_path_key(path), lambda: read(read_bytes(path), os.path.basename(path)))  # size checked first
     elif data is None:
         def unseen() -> RawTable:
             raise SettingsError("data", f"given again: these settings replay {settings.file or 'an uploaded file'} "
@@ -87,7 +88,7 @@ def load(settings: LoggedSettings, data: Data = None) -> RawTable:
         raw = MEMO.get(("logged-raw", digest), lambda: read_table(data, settings.file))
     else:
         name = settings.file or os.path.basename(str(getattr(data, "name", "") or "")) or "an uploaded file"
-        raw = _raw(read_bytes(data), name)
+        raw = read(data if isinstance(data, bytes) else read_bytes(data), name)
     if settings.data_hash is not None and settings.data_hash != raw.digest:
         raise SettingsError("data", f"the data these settings were made with ({settings.file or 'a file'}, hash "
                                     f"{settings.data_hash[:12]}…)", f"{raw.name}, hash {raw.digest[:12]}…")

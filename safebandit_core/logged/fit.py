@@ -16,12 +16,13 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
 from scipy.special import ndtr
 
+from ..battery.embed import CachedEmbedder, HashEmbedder
 from ..settings import SettingsError
 from .loader import MappedTable, check_varies
 from .replay import FittedEnv
@@ -38,6 +39,15 @@ R2_POOR = 0.1
 INTERCEPT = "(intercept)"
 NOISE_NOTE = ("The replay draws Gaussian noise at the fitted levels κ_r and κ_c; it does not resample the fit's "
               "residuals (a bootstrap is not offered).")
+
+
+class Shares(NamedTuple):
+    """The share of rounds with a cost above τ: in the log, under the fitted model, and whether they agree (within
+    2 percentage points or a quarter of the logged share)."""
+
+    logged: float
+    model: float
+    close: bool
 
 
 def context_kind(p: int, contexts: str) -> str:
@@ -78,8 +88,6 @@ class ContextMap:
 
 def _hashed(Z: np.ndarray, features: tuple[str, ...], dim: int) -> np.ndarray:
     """Feature hashing of each row as the JSON object {column: value}, with the battery's embedder (unit-norm rows)."""
-    from ..battery.embed import CachedEmbedder, HashEmbedder  # the battery package builds on this one
-
     texts = [json.dumps(dict(zip(features, np.round(row, 4).tolist(), strict=True))) for row in Z]
     return np.array(CachedEmbedder(HashEmbedder(dim=dim)).embed(texts))
 
@@ -161,9 +169,9 @@ class LoggedFit:
                                          cost_spread=("cost_residual", "std"), rows=("dose", "size"))
         return table.reset_index(drop=True)
 
-    def exceed_shares(self, tau: float) -> tuple[float, float]:
-        """(share of logged rounds whose logged cost exceeds τ, the share the fitted model gives at the same
-        doses and contexts: the mean of P(g(α)(⟨z, μ*⟩ + ξ^c) > τ) with ξ^c ~ N(0, κ_c²))."""
+    def exceed_shares(self, tau: float) -> Shares:
+        """The share of logged rounds whose logged cost exceeds τ, the share the fitted model gives at the same
+        doses and contexts (the mean of P(g(α)(⟨z, μ*⟩ + ξ^c) > τ) with ξ^c ~ N(0, κ_c²)), and whether they agree."""
         observed = float((self.table.cost > tau).mean())
         gz = self.env.g_of(self.table.dose)
         mean = self.Z @ self.env.mu
@@ -173,7 +181,8 @@ class LoggedFit:
             above = 1.0 - ndtr((tau / safe_g - mean) / self.env.kappa_c)
         else:
             above = (mean > tau / safe_g).astype(float)
-        return observed, float(np.where(positive, above, float(tau < 0)).mean())
+        model = float(np.where(positive, above, float(tau < 0)).mean())
+        return Shares(observed, model, abs(observed - model) <= max(0.02, 0.25 * observed))
 
     def notes(self, tau: float | None = None, names: tuple[str, str] = ("benefit", "side effect")) -> list[str]:
         """Plain sentences on what limits the replay: a poor fit, a dose curve that does not fit the spread,
@@ -191,11 +200,10 @@ class LoggedFit:
             if line:
                 out.append(f"The {name} residuals {line}: the dose curve g = {self.env.g} may not fit; try another "
                            "curve.")
-        if tau is not None:
-            observed, model = self.exceed_shares(tau)
-            if abs(observed - model) > max(0.02, 0.25 * observed):
-                out.append(f"In the log {observed:.1%} of rounds had a {names[1]} above τ = {tau:g}; the fitted model "
-                           f"gives {model:.1%} at the same doses: it does not reproduce the log's tail.")
+        shares = None if tau is None else self.exceed_shares(tau)
+        if shares is not None and not shares.close:
+            out.append(f"In the log {shares.logged:.1%} of rounds had a {names[1]} above τ = {tau:g}; the fitted model "
+                       f"gives {shares.model:.1%} at the same doses: it does not reproduce the log's tail.")
         t = self.table
         if t.rows_dropped:
             by = ", ".join(f"{c}: {k:,}" for c, k in t.dropped_by.items())
@@ -220,7 +228,8 @@ class LoggedFit:
             "g": e.g,
         }
         if tau is not None:
-            out["share_cost_above_tau_logged"], out["share_cost_above_tau_model"] = self.exceed_shares(tau)
+            shares = self.exceed_shares(tau)
+            out["share_cost_above_tau_logged"], out["share_cost_above_tau_model"] = shares.logged, shares.model
         out["notes"] = [*self.notes(tau), NOISE_NOTE]
         return out
 

@@ -105,8 +105,7 @@ def read_table(source: Source, name: str | None = None, max_bytes: int = MAX_FIL
         size = int(source.memory_usage(index=True, deep=True).sum())
         if size > max_bytes:
             raise _too_big(size, max_bytes)
-        _check_shape(source)
-        return RawTable(source, name or "a table", frame_digest(source), size)
+        return RawTable(_check_shape(source.rename(columns=str)), name or "a table", frame_digest(source), size)
     if name is None:
         name = os.path.basename(os.fspath(source)) if isinstance(source, (str, os.PathLike)) else \
             os.path.basename(str(getattr(source, "name", "") or "")) or "an uploaded file"
@@ -130,7 +129,10 @@ def parse_table(data: bytes, max_bytes: int = MAX_FILE_BYTES) -> pd.DataFrame:
 
 
 def bundle_member(raw_bytes: bytes, name: str) -> dict[str, Any]:
-    """The ``data.json`` a bundle carries when asked to: the original file (base64), its name and its hash."""
+    """The ``data.json`` a bundle carries when asked to: the original file (base64), its name and its hash (a bundle
+    given again carries the file it holds)."""
+    if raw_bytes[:2] == b"PK":
+        name, raw_bytes = unbundle(raw_bytes)
     return {"name": name, "digest": digest_of(raw_bytes), "base64": base64.b64encode(raw_bytes).decode("ascii")}
 
 
@@ -433,11 +435,6 @@ def _one_hot(values: pd.Series, col: str) -> tuple[list[str], np.ndarray]:
                                        "(leave it out of the contexts)", col)
     block = np.stack([(text == lv).to_numpy(dtype=np.float64) for lv in levels[1:]], axis=1)
     return [f"{col}={lv}" for lv in levels[1:]], block
-
-
-def preview(frame: pd.DataFrame, rows: int = 20) -> pd.DataFrame:
-    """The first ``rows`` rows (for showing a table before it is mapped)."""
-    return frame.head(rows)
 
 
 _ROLE_WORDS: dict[str, tuple[str, ...]] = {

@@ -58,8 +58,8 @@ def test_the_realizability_check_holds_on_realizable_data(run) -> None:
     spread = run.fit.spread_by_dose()
     assert len(spread) == 5 and (spread["cost_spread"] / KAPPA_C).between(0.85, 1.15).all()
     for tau in (0.2, 0.4, 0.6):
-        observed, model = run.fit.exceed_shares(tau)
-        assert abs(observed - model) < 0.02, tau
+        shares = run.fit.exceed_shares(tau)
+        assert abs(shares.logged - shares.model) < 0.02 and shares.close, tau
     assert not any("does not reproduce" in n for n in run.fit.notes(0.4))
 
 

@@ -7,12 +7,13 @@ import os
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
-from safebandit_core import cli, logged
+from safebandit_core import cli, export, logged
 from safebandit_core.battery.cache import MEMO
 from safebandit_core.logged.loader import digest_of
-from safebandit_core.settings import SettingsError
+from safebandit_core.settings import SettingsError, to_dict
 from tests.logged.planted import CONTEXT, csv_bytes, planted
 
 BASE = planted(200, seed=7).frame
@@ -146,6 +147,10 @@ def test_settings_name_the_data_they_were_made_with(tmp_path: Path) -> None:
     with pytest.raises(SettingsError) as bad:
         settings(data_hash="xyz").validate()
     assert bad.value.field == "data_hash"
+    member = logged.loader.bundle_member(data, "log.csv")
+    zipped = export.bundle({}, pd.DataFrame(), to_dict(run.settings), {}, extra={"data": member})
+    assert logged.read_table(zipped).digest == run.raw.digest and logged.loader.bundle_member(zipped, "x") == member
+    np.testing.assert_array_equal(logged.prepare(run.settings, zipped).fit.env.mu, run.fit.env.mu)
     path = tmp_path / "log.csv"
     path.write_bytes(data)
     from_path = logged.prepare(settings(source="path", path=str(path), file=None))
