@@ -37,8 +37,7 @@ CONTROLS: dict[str, Control] = forms.with_defaults({
     "g_hill": Control("yd_g_hill", "Hill coefficient n", curves.HILL_RANGE[0], curves.HILL_RANGE[1], 0.1),
 }, DEFAULT)
 CURVE_FIELDS = {"power": ("g_power",), "emax": ("g_ec50", "g_hill")}
-HIDDEN = ("fit_lam", "split", "intercept", "hash_dim", "order_seed", "policies", "lam")
-"""Settings without a widget here: a restored file keeps them (in the session, as plain data)."""
+HIDDEN = ("fit_lam", "split", "intercept", "hash_dim", "order_seed", "policies", "lam")  # no widget: kept on restore
 ROLES = {"dose": "Dose column", "reward": "Benefit column", "cost": "Side-effect column"}
 OPTIONAL = {"group": "Group column (optional)", "time": "Time column (optional)"}
 NONE = "(none)"

@@ -45,6 +45,7 @@ def test_the_built_in_example_is_fitted_and_replayed() -> None:
     assert labels["Rows used (dropped)"] == "3,000 (0)" and labels["Context dimension d"] == "5"
     words = texts(at)
     assert "SYNTHETIC" in words and "of the logged rounds had a side effect above τ" in words
+    assert at.markdown[0].value.startswith("Bring a log"), "a stray string was drawn before the page's text"
     assert "Ran on" in words and "2,000 rounds × 3 seeds × 3 policies" in words and logged.NOISE_NOTE in words
     assert {"Per-round CSV", "Settings JSON", "Everything (zip)"} <= download_labels(at)
     at.run()
