@@ -26,6 +26,7 @@ COMMANDS: dict[str, str] = {
     "mv": "safebandit_core.meanvar.cli",
     "conservative": "safebandit_core.conservative.cli",
     "battery": "safebandit_core.battery.cli",
+    "data": "safebandit_core.logged.cli",
     "replay": "safebandit_core.replay_cli",
     "devices": "safebandit_core.devices_cli",
 }

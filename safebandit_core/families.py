@@ -17,10 +17,11 @@ from .battery.family import FAMILY as BATTERY
 from .conservative.family import FAMILY as CONSERVATIVE
 from .dose.family import FAMILY as DOSE
 from .dose.nonlinear.family import FAMILY as NONLINEAR
+from .logged.family import FAMILY as LOGGED
 from .meanvar.family import FAMILY as MEANVAR
 from .settings import SettingsError
 
-FAMILIES: dict[str, M.Family] = {f.kind: f for f in (DOSE, NONLINEAR, CONSERVATIVE, MEANVAR, BATTERY)}
+FAMILIES: dict[str, M.Family] = {f.kind: f for f in (DOSE, NONLINEAR, CONSERVATIVE, MEANVAR, BATTERY, LOGGED)}
 
 
 def get(kind: str) -> M.Family:

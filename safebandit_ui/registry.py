@@ -44,6 +44,9 @@ PAGES: tuple[PageSpec, ...] = (
              "the unconstrained UCB, LinUCB, C2UCB, live."),
     PageSpec("pages/mean_variance.py", "Mean-variance bandits", "📈", "Models",
              "Keep the run's mean-variance near a riskless default's: MV-CUCB against MV-UCB, with the ρ it needs."),
+    PageSpec("pages/your_data.py", "Your data", "📂", "Models",
+             "Fit the dose model to your own log of contexts, doses, benefits and side effects, then replay HPC-UCB "
+             "and its baselines on it."),
     PageSpec("pages/presets.py", "Paper presets", "📜", "Paper replays",
              "Both papers' synthetic tables and figures in one click, next to their numbers, with a verdict on "
              "each claim computed from the run."),
@@ -67,6 +70,7 @@ KIND_PAGES: dict[str, str] = {
     "conservative": "pages/conservative.py",
     "mv": "pages/mean_variance.py",
     "battery": "pages/replay_battery.py",
+    "logged": "pages/your_data.py",
     "preset": "pages/presets.py",
     "sweep": "pages/sweeps.py",
 }

@@ -4,10 +4,11 @@ truth → the dose model's policies replayed on the data's contexts.
 :func:`prepare` reads the steps (the shipped RW26 table by default), embeds the JSON windows and fits
 θ*, μ* on the first half of the random-walk discharges
 (:func:`safebandit_core.battery.fit.build_battery_problem`), all memoised in
-:mod:`safebandit_core.battery.cache`. The :data:`FAMILY` runs the dose model with the ``contexts``
-stream source (:func:`safebandit_core.dose.family.make_model`): the contexts and the truth are the
-fit's, the rewards and costs get Gaussian noise drawn per seed. A grid (over τ, say) shares the
-T × d context table across its cells (:data:`GRID_AXES`).
+:mod:`safebandit_core.battery.cache`. The battery is one instance of the logged-data pipeline: the fit is
+:func:`safebandit_core.logged.ridge.fit_arrays` and the :data:`FAMILY` is the logged-data replay
+(:func:`safebandit_core.logged.replay.make_family`), the dose model with the ``contexts`` stream source:
+the contexts and the truth are the fit's, the rewards and costs get Gaussian noise drawn per seed. A grid
+(over τ, say) shares the T × d context table across its cells (:data:`GRID_AXES`).
 
 How the constants of the algorithm are set (shown on the page as well):
 
@@ -34,23 +35,18 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import io
-import math
 import os
 from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from typing import Any, BinaryIO
 
-import jax.numpy as jnp
 import numpy as np
 import pandas as pd
 
-from .. import device as dev
 from .. import model as M
 from .. import runner
-from ..dose import family as dose_family
-from ..dose.env import EnvParams, Stream
-from ..dose.policies import LABELS
-from ..dose.settings import MAX_D, DoseSettings, first_safe_dose, warnings_for
-from ..dose.settings import memory_bytes as dose_memory_bytes
+from ..dose.settings import MAX_D, DoseSettings, first_safe_dose
+from ..logged import replay as replay_core
+from ..logged.replay import FINAL_SHARE, GRID_AXES, MAX_CONTEXT_BYTES, REFRESH_EVERY, TRACED, check_context_bytes
 from ..settings import SettingsError, check_int_range, check_positive
 from . import cache
 from .embed import CachedEmbedder, Embedder, make_embedder
@@ -61,12 +57,10 @@ from .settings import DEFAULT_DIM, DEFAULT_FIT_LAM, MAX_REPLAY_T, BatteryReplayS
 Data = str | os.PathLike[str] | BinaryIO | bytes | pd.DataFrame | None
 
 EMBEDDED_LABEL = "NASA RW26 (embedded per-step table)"
-MAX_CONTEXT_BYTES = 2 * 2**30
-FINAL_SHARE = 0.1
-REFRESH_EVERY = DoseSettings.refresh_every
-GRID_AXES = (EnvParams(0, 0, 0, 0, 0, 0, stream=None), 0)
-"""The runner's in_axes prefix of a grid: every number varies by cell, the context stream is shared."""
-TRACED: tuple[str, ...] = ("tau", "delta", "delta_prime", "lam", "eps")
+__all__ = ["EMBEDDED_LABEL", "FAMILY", "FINAL_SHARE", "GRID_AXES", "MAX_CONTEXT_BYTES", "REFRESH_EVERY", "TRACED",
+           "BatteryRun", "check_context_bytes", "check_contexts_fit", "contexts", "dose_settings", "family_for",
+           "first_dose_regret", "fit_frame", "fit_problem", "fitted", "load_source", "policy_rows", "prepare",
+           "replay", "run_replay", "summary_row", "with_tau"]
 
 
 # ---------------------------------------------------------------- data → fitted problem (memoised)
@@ -147,13 +141,7 @@ def fitted(settings: BatteryReplaySettings, data: Data = None) -> tuple[BatteryP
 def dose_settings(s: BatteryReplaySettings, problem: BatteryProblem) -> DoseSettings:
     """The dose-model settings of a replay: d = the embedding size, κ = the fit's residual RMS, S = the fit's
     norm bound, L = the largest context norm (1); the rest from ``s``. ``T`` must be resolved (see :func:`prepare`)."""
-    norms = np.linalg.norm(problem.X_replay, axis=1)
-    return DoseSettings(
-        policies=tuple(s.policies), d=problem.dim, T=_rounds(s), tau=s.tau, delta=s.delta,
-        delta_prime=s.delta_prime, kappa_r=problem.kappa_r, kappa_c=problem.kappa_c, S=problem.norm_bound,
-        L=float(norms.max()) if norms.size and norms.max() > 0 else 1.0, lam=s.lam, g="linear", eps=s.eps,
-        seeds=s.seeds, base_seed=s.base_seed, precision=s.precision or "auto", refresh_every=REFRESH_EVERY,
-    ).validate()
+    return replay_core.dose_settings(s, problem.env, _rounds(s))
 
 
 def _rounds(s: BatteryReplaySettings) -> int:
@@ -165,17 +153,7 @@ def _rounds(s: BatteryReplaySettings) -> int:
 
 def contexts(problem: BatteryProblem, T: int, dtype: Any = np.float64) -> np.ndarray:
     """The T × d contexts of the replay: replay round t uses replay context t mod n_replay."""
-    rows = np.arange(T) % problem.n_replay
-    return np.asarray(problem.X_replay[rows], dtype=dtype)
-
-
-def check_context_bytes(T: int, d: int, precision: str) -> None:
-    """Raise :class:`SettingsError` naming T when the T × d context table is too large to hand to the device."""
-    item = np.dtype(dev.dtype_of(precision)).itemsize
-    need = T * d * item
-    if need > MAX_CONTEXT_BYTES:
-        most = MAX_CONTEXT_BYTES // (d * item)
-        raise SettingsError("T", f"at most {most:,} with d = {d} (the contexts would take {need / 2**30:.1f} GiB)", T)
+    return replay_core.contexts(problem.env, replay_core.replay_rows(problem.n_replay, T), dtype)
 
 
 def first_dose_regret(problem: BatteryProblem, first_dose: float, true_upper: np.ndarray) -> float:
@@ -183,73 +161,17 @@ def first_dose_regret(problem: BatteryProblem, first_dose: float, true_upper: np
 
     ``true_upper`` is one seed's true safe dose per round (the same for every policy and seed).
     """
-    rows = np.arange(true_upper.shape[-1]) % problem.n_replay
-    reward_rate = (problem.X_replay @ problem.theta)[rows]
-    return float(((true_upper - first_dose) * reward_rate).sum())
+    rows = replay_core.replay_rows(problem.n_replay, true_upper.shape[-1])
+    return replay_core.first_dose_regret(problem.env, rows, first_dose, true_upper)
 
 
 # ---------------------------------------------------------------- the family
 
 
 def _make_family(problem_of: Callable[[BatteryReplaySettings], BatteryProblem]) -> M.Family:
-    """The battery family over the problems ``problem_of(settings)`` gives (memoised fits, or one given fit)."""
-
-    def model(s: BatteryReplaySettings, precision: str) -> runner.Model:
-        return dose_family.make_model(problem_of(s).dim, "linear", REFRESH_EVERY, precision, "contexts",
-                                      len(s.policies))
-
-    def params(s: BatteryReplaySettings, precision: str) -> Any:
-        problem = problem_of(s)
-        d = dose_settings(s, problem)
-        check_context_bytes(d.T, d.d, precision)
-        dtype = dev.dtype_of(precision)
-        zeros = jnp.zeros((d.T,), dtype)
-        stream = Stream(jnp.asarray(contexts(problem, d.T, dtype)), zeros, zeros, zeros,
-                        jnp.asarray(problem.theta, dtype), jnp.asarray(problem.mu, dtype))
-        return dose_family.params(d, precision, stream)
-
-    def summarize(s: BatteryReplaySettings, out: dict[str, np.ndarray]) -> dict[str, Any]:
-        problem = problem_of(s)
-        a1 = first_safe_dose(dose_settings(s, problem))
-        tail = max(1, int(math.ceil(FINAL_SHARE * out["alpha"].shape[-1])))
-        return {**dose_family.summarize(s, out),
-                "final_dose_mean": float(out["alpha"][:, -tail:].mean()),
-                "final_safe_dose_mean": float(out["true_upper"][:, -tail:].mean()),
-                "first_safe_dose": a1, "first_dose_regret": first_dose_regret(problem, a1, out["true_upper"][0]),
-                "passes": _rounds(s) / problem.n_replay}
-
-    def memory_bytes(s: BatteryReplaySettings) -> int:
-        T, d = _rounds(s), problem_of(s).dim
-        precision = s.precision or "auto"
-        item = 8 if precision in ("auto", "float64") else 4
-        shape = DoseSettings(policies=tuple(s.policies), d=d, T=T, seeds=s.seeds, precision=precision)
-        return T * d * item + dose_memory_bytes(shape)
-
-    def warnings(s: BatteryReplaySettings) -> list[str]:
-        problem = problem_of(s)
-        resolved = s if s.T is not None else dataclasses.replace(s, T=problem.n_replay)
-        return warnings_for(dose_settings(resolved, problem))
-
-    return M.Family(
-        kind=BatteryReplaySettings.KIND,
-        settings_cls=BatteryReplaySettings,
-        labels=LABELS,
-        policies=lambda s: tuple(s.policies),
-        model=model,
-        params=params,
-        axes=(
-            M.Axis("tau", "τ", "cost limit", 0.01, 2.0, (0.05, 0.1, 0.2, 0.4), log=True),
-            M.Axis("delta", "δ", "allowed violation probability", 1e-4, 0.5, (0.01, 0.05, 0.1), log=True),
-            M.Axis("delta_prime", "δ′", "estimation confidence", 1e-4, 0.5, (0.01, 0.05, 0.1), log=True),
-            M.Axis("eps", "ε", "exploration probability", 0.0, 1.0, (0.1, 0.5, 0.9)),
-        ),
-        traced=TRACED,
-        grid_axes=GRID_AXES,
-        derive=dose_family.derive,
-        summarize=summarize,
-        memory_bytes=memory_bytes,
-        warnings=warnings,
-    )
+    """The battery family over the problems ``problem_of(settings)`` gives (memoised fits, or one given fit):
+    the logged-data replay (:func:`safebandit_core.logged.replay.make_family`) of the fitted environment."""
+    return replay_core.make_family(BatteryReplaySettings, lambda s: problem_of(s).env, rounds=_rounds)
 
 
 FAMILY = _make_family(lambda s: fitted(s)[0])

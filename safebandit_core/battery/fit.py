@@ -2,72 +2,29 @@
 
 Seed 000 (§7) makes the linear model R = g(alpha) (<X, theta*> + xi) hold by construction: it
 fits theta* and mu* by least squares on part of the NASA data, treats the fit as the truth,
-and runs the bandit on the contexts of the remaining part. :func:`build_battery_problem`
-does the same for a per-step table, with g the identity on the dose.
+and runs the bandit on the contexts of the remaining part. The battery is one instance of the
+logged-data pipeline (:mod:`safebandit_core.logged`): :func:`battery_rounds` is its mapping (a NASA
+per-step table -> contexts, doses, rewards and costs, one row per round), and
+:func:`build_battery_problem` fits those rows with the pipeline's one fit
+(:func:`safebandit_core.logged.ridge.fit_arrays`, split ``first_half``, g the identity on the dose).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
-import scipy.linalg
 
+from ..logged.replay import FittedEnv, max_norm
+from ..logged.ridge import FitPlan, FitResult, fit_arrays, fit_linear
 from .embed import Embedder, embed_windows, make_embedder
 from .loader import random_walk_discharges
 
-
-class FitResult(NamedTuple):
-    """A ridge least-squares fit: coefficients, in-sample R², residual RMS."""
-
-    coef: np.ndarray  # (d,) float64
-    r2: float
-    resid_sigma: float
-
-
-RISE = ("rise",)
-"""Cost kinds measured as the temperature rise over the step (the others: the level above the coolest step)."""
-
-def fit_linear(X: np.ndarray, y: np.ndarray, lam: float = 1e-6) -> FitResult:
-    """Ridge least squares ``argmin_w |X w - y|^2 + lam |w|^2`` (no intercept).
-
-    ``r2 = 1 - SS_res / SS_tot`` about the mean of ``y`` (1.0 for a constant ``y`` fitted
-    exactly, 0.0 if not); ``resid_sigma = sqrt(SS_res / n)``, the residual root mean square.
-    """
-    X = np.asarray(X, dtype=np.float64)
-    y = np.asarray(y, dtype=np.float64)
-    if X.ndim != 2 or y.ndim != 1 or X.shape[0] != y.shape[0]:
-        raise ValueError(f"need X (n, d) and y (n,), got {X.shape} and {y.shape}")
-    if X.shape[0] == 0:
-        raise ValueError("need at least one sample to fit")
-    if lam < 0:
-        raise ValueError(f"lam must be >= 0 (got {lam})")
-    n, d = X.shape
-    if n >= d:
-        gram = X.T @ X
-        gram[np.diag_indices(d)] += lam
-        try:
-            coef = scipy.linalg.solve(gram, X.T @ y, assume_a="pos")
-        except (np.linalg.LinAlgError, scipy.linalg.LinAlgError):
-            coef = np.linalg.lstsq(X, y, rcond=None)[0]
-    else:
-        kernel = X @ X.T
-        kernel[np.diag_indices(n)] += lam
-        try:
-            coef = X.T @ scipy.linalg.solve(kernel, y, assume_a="pos")
-        except (np.linalg.LinAlgError, scipy.linalg.LinAlgError):
-            coef = np.linalg.lstsq(X, y, rcond=None)[0]
-    resid = y - X @ coef
-    ss_res = float(resid @ resid)
-    centred = y - y.mean()
-    ss_tot = float(centred @ centred)
-    if ss_tot > 0:
-        r2 = 1.0 - ss_res / ss_tot
-    else:
-        r2 = 1.0 if ss_res <= 1e-24 * max(1.0, float(y @ y)) else 0.0
-    return FitResult(coef=coef, r2=r2, resid_sigma=float(np.sqrt(ss_res / n)))
+__all__ = ["COST_KINDS", "BatteryProblem", "BatteryRounds", "FitResult", "battery_rounds", "build_battery_problem",
+           "battery_plan", "fit_linear"]
 
 
 COST_KINDS = ("rise", "level")
@@ -123,6 +80,87 @@ class BatteryProblem:
     lam: float
     min_dose: float
 
+    @functools.cached_property
+    def env(self) -> FittedEnv:
+        """The fitted environment the replay runs (:class:`safebandit_core.logged.replay.FittedEnv`)."""
+        return FittedEnv(X=self.X_replay, theta=self.theta, mu=self.mu, kappa_r=self.kappa_r, kappa_c=self.kappa_c,
+                         S=self.norm_bound, L=max_norm(self.X_replay))
+
+
+class BatteryRounds(NamedTuple):
+    """The battery's rounds as a logged table (one row per random-walk discharge, in time order): the
+    contexts, doses, rewards and costs, the rows' positions in the per-step table, and the scales used."""
+
+    X: np.ndarray  # (n, dim) float64, unit-norm rows
+    dose: np.ndarray  # (n,) in [0, 1]
+    reward: np.ndarray  # (n,)
+    cost: np.ndarray  # (n,)
+    steps: np.ndarray  # (n,) int64 step numbers
+    positions: np.ndarray  # (n,) int64 positions in the per-step table
+    embedder: str
+    current_min: float
+    current_max: float
+    reward_scale: float
+    cost_scale: float
+    temperature_min: float
+
+
+RISE = ("rise",)
+"""Cost kinds measured as the temperature rise over the step (the others: the level above the coolest step)."""
+
+
+def battery_rounds(
+    steps: pd.DataFrame,
+    *,
+    dim: int = 2048,
+    embedder: str | Embedder = "hash",
+    k: int = 5,
+    seed: int = 0,
+    cost_kind: str = "rise",
+) -> BatteryRounds:
+    """The battery's mapping from a per-step table to a logged table: one row per round (see :class:`BatteryProblem`).
+
+    Rounds are the random-walk discharges with at least two samples (a one-sample step was
+    cut off at the voltage limit and shows no change) and a step before them. The context of
+    a round is the embedding of ``window_json`` of its ``k`` previous steps (``seed`` seeds
+    the hash embedder; ``dim`` applies to it only).
+    """
+    if cost_kind not in COST_KINDS:
+        raise ValueError(f"cost_kind must be one of {COST_KINDS} (got {cost_kind!r})")
+    table = steps.reset_index(drop=True)
+    rounds = random_walk_discharges(table)
+    rounds = rounds.loc[(rounds["n_samples"] >= 2) & (rounds.index >= 1)]
+    positions = rounds.index.to_numpy(dtype=np.int64)
+    before = table.iloc[positions - 1]
+    current = rounds["current_mean"].to_numpy(dtype=np.float64)
+    if current.size == 0:
+        raise ValueError("the table has no random-walk discharge rounds")
+    current_min, current_max = float(current.min()), float(current.max())
+    if current_max <= current_min:
+        raise ValueError("all rounds have the same current, so the dose cannot be scaled")
+    dose = (current - current_min) / (current_max - current_min)
+
+    drop = before["voltage_end"].to_numpy(np.float64) - rounds["voltage_end"].to_numpy(np.float64)
+    reward_scale = _positive_scale(float(np.abs(drop).max()), "voltage drop")
+    temperature_min = float(rounds["temperature_mean"].min())
+    if cost_kind in RISE:
+        heat = rounds["temperature_max"].to_numpy(np.float64)
+        heat = heat - before["temperature_mean"].to_numpy(np.float64)
+        cost_scale = _positive_scale(float(np.abs(heat).max()), "temperature rise")
+    else:
+        heat = rounds["temperature_mean"].to_numpy(np.float64) - temperature_min
+        cost_scale = _positive_scale(float(heat.max()), "temperature range")
+    model = make_embedder(embedder, dim=dim, seed=seed)
+    return BatteryRounds(X=embed_windows(table, positions, model, k=k), dose=dose, reward=drop / reward_scale,
+                         cost=heat / cost_scale, steps=rounds["step"].to_numpy(np.int64), positions=positions,
+                         embedder=model.name, current_min=current_min, current_max=current_max,
+                         reward_scale=reward_scale, cost_scale=cost_scale, temperature_min=temperature_min)
+
+
+def battery_plan(fit_fraction: float = 0.5, lam: float = 1e-3, min_dose: float = 0.05) -> FitPlan:
+    """The battery's fit plan: the first ``fit_fraction`` of the rounds fit (ridge ``lam``), the rest replay."""
+    return FitPlan(split="first_half", fit_fraction=fit_fraction, lam=lam, min_g=min_dose, g="linear")
+
 
 def build_battery_problem(
     steps: pd.DataFrame,
@@ -138,16 +176,13 @@ def build_battery_problem(
 ) -> BatteryProblem:
     """Fit theta*, mu* on the first ``fit_fraction`` of the rounds and keep the rest to replay.
 
-    Rounds are the random-walk discharges with at least two samples (a one-sample step was
-    cut off at the voltage limit and shows no change) and a step before them. The context of
-    a round is the embedding of ``window_json`` of its ``k`` previous steps (``seed`` seeds
-    the hash embedder; ``dim`` applies to it only). Because R = g(alpha)(<X, theta*> + xi)
-    with g the identity, theta* is the ridge fit (``lam``) of reward / dose on X and mu* that
-    of cost / dose, over the fit rounds with dose >= ``min_dose``: a near-zero dose would
-    divide the measurement noise by almost zero. The contexts span few directions with little
-    spread, so an almost unregularised fit needs large coefficients; the default ``lam``
-    trades a little R² for a norm bound an order of magnitude smaller. ``replay_r2_*`` score the same targets on
-    the replay rounds with dose >= ``min_dose``. See :class:`BatteryProblem` for the scalings.
+    The rounds are :func:`battery_rounds`. Because R = g(alpha)(<X, theta*> + xi) with g the identity,
+    theta* is the ridge fit (``lam``) of reward / dose on X and mu* that of cost / dose, over the fit
+    rounds with dose >= ``min_dose``: a near-zero dose would divide the measurement noise by almost
+    zero (:func:`safebandit_core.logged.ridge.fit_arrays`). The contexts span few directions with little
+    spread, so an almost unregularised fit needs large coefficients; the default ``lam`` trades a little
+    R² for a norm bound an order of magnitude smaller. ``replay_r2_*`` score the same targets on the
+    replay rounds with dose >= ``min_dose``. See :class:`BatteryProblem` for the scalings.
     """
     if not 0.0 < fit_fraction < 1.0:
         raise ValueError(f"fit_fraction must be in (0, 1) (got {fit_fraction})")
@@ -155,47 +190,18 @@ def build_battery_problem(
         raise ValueError(f"cost_kind must be one of {COST_KINDS} (got {cost_kind!r})")
     if not 0.0 < min_dose < 1.0:
         raise ValueError(f"min_dose must be in (0, 1) (got {min_dose})")
-    table = steps.reset_index(drop=True)
-    rounds = random_walk_discharges(table)
-    rounds = rounds.loc[(rounds["n_samples"] >= 2) & (rounds.index >= 1)]
-    positions = rounds.index.to_numpy(dtype=np.int64)
-    n_fit_rounds = int(round(fit_fraction * positions.size))
-    if n_fit_rounds < 2 or positions.size - n_fit_rounds < 1:
+    rounds = battery_rounds(steps, dim=dim, embedder=embedder, k=k, seed=seed, cost_kind=cost_kind)
+    n = rounds.dose.size
+    n_fit_rounds = int(round(fit_fraction * n))
+    if n_fit_rounds < 2 or n - n_fit_rounds < 1:
         raise ValueError(
-            f"{positions.size} random-walk discharge rounds cannot be split {fit_fraction:.2f}"
+            f"{n} random-walk discharge rounds cannot be split {fit_fraction:.2f}"
             " into a fit part (>= 2) and a replay part (>= 1)"
         )
-    before = table.iloc[positions - 1]
-    current = rounds["current_mean"].to_numpy(dtype=np.float64)
-    current_min, current_max = float(current.min()), float(current.max())
-    if current_max <= current_min:
-        raise ValueError("all rounds have the same current, so the dose cannot be scaled")
-    dose = (current - current_min) / (current_max - current_min)
-
-    drop = before["voltage_end"].to_numpy(np.float64) - rounds["voltage_end"].to_numpy(np.float64)
-    reward_scale = _positive_scale(float(np.abs(drop).max()), "voltage drop")
-    reward = drop / reward_scale
-    temperature_min = float(rounds["temperature_mean"].min())
-    if cost_kind in RISE:
-        heat = rounds["temperature_max"].to_numpy(np.float64)
-        heat = heat - before["temperature_mean"].to_numpy(np.float64)
-        cost_scale = _positive_scale(float(np.abs(heat).max()), "temperature rise")
-    else:
-        heat = rounds["temperature_mean"].to_numpy(np.float64) - temperature_min
-        cost_scale = _positive_scale(float(heat.max()), "temperature range")
-    cost = heat / cost_scale
-
-    model = make_embedder(embedder, dim=dim, seed=seed)
-    X = embed_windows(table, positions, model, k=k)
-    is_fit = np.arange(positions.size) < n_fit_rounds
-    usable = dose >= min_dose
-    fit_rows, check_rows = is_fit & usable, ~is_fit & usable
-    if fit_rows.sum() < 2:
+    if ((np.arange(n) < n_fit_rounds) & (rounds.dose >= min_dose)).sum() < 2:
         raise ValueError(f"fewer than two fit rounds have dose >= {min_dose}")
-    safe_dose = np.where(usable, dose, 1.0)
-    reward_fit = fit_linear(X[fit_rows], reward[fit_rows] / dose[fit_rows], lam)
-    cost_fit = fit_linear(X[fit_rows], cost[fit_rows] / dose[fit_rows], lam)
-    replay = ~is_fit
+    fit = fit_arrays(rounds.X, rounds.dose, rounds.reward, rounds.cost, battery_plan(fit_fraction, lam, min_dose))
+    replay = fit.replay_rows
 
     def frozen(values: np.ndarray) -> np.ndarray:
         out = np.ascontiguousarray(values)
@@ -203,30 +209,30 @@ def build_battery_problem(
         return out
 
     return BatteryProblem(
-        X_replay=frozen(X[replay]),
-        theta=frozen(reward_fit.coef),
-        mu=frozen(cost_fit.coef),
-        kappa_r=reward_fit.resid_sigma,
-        kappa_c=cost_fit.resid_sigma,
-        fit_r2_reward=reward_fit.r2,
-        fit_r2_cost=cost_fit.r2,
-        replay_r2_reward=_r2(X[check_rows], (reward / safe_dose)[check_rows], reward_fit.coef),
-        replay_r2_cost=_r2(X[check_rows], (cost / safe_dose)[check_rows], cost_fit.coef),
-        norm_bound=float(max(np.linalg.norm(reward_fit.coef), np.linalg.norm(cost_fit.coef))),
-        n_fit=int(fit_rows.sum()),
-        n_replay=int(replay.sum()),
-        dim=int(X.shape[1]),
-        embedder=model.name,
-        steps_replay=frozen(rounds["step"].to_numpy(np.int64)[replay]),
-        dose_replay=frozen(dose[replay]),
-        reward_replay=frozen(reward[replay]),
-        cost_replay=frozen(cost[replay]),
-        current_min=current_min,
-        current_max=current_max,
-        reward_scale=reward_scale,
+        X_replay=fit.env.X,
+        theta=fit.env.theta,
+        mu=fit.env.mu,
+        kappa_r=fit.env.kappa_r,
+        kappa_c=fit.env.kappa_c,
+        fit_r2_reward=fit.reward.r2,
+        fit_r2_cost=fit.cost.r2,
+        replay_r2_reward=fit.check_r2_reward,
+        replay_r2_cost=fit.check_r2_cost,
+        norm_bound=fit.env.S,
+        n_fit=fit.n_fit,
+        n_replay=int(replay.size),
+        dim=int(rounds.X.shape[1]),
+        embedder=rounds.embedder,
+        steps_replay=frozen(rounds.steps[replay]),
+        dose_replay=frozen(rounds.dose[replay]),
+        reward_replay=frozen(rounds.reward[replay]),
+        cost_replay=frozen(rounds.cost[replay]),
+        current_min=rounds.current_min,
+        current_max=rounds.current_max,
+        reward_scale=rounds.reward_scale,
         cost_kind=cost_kind,
-        cost_scale=cost_scale,
-        temperature_min=temperature_min,
+        cost_scale=rounds.cost_scale,
+        temperature_min=rounds.temperature_min,
         k=int(k),
         lam=float(lam),
         min_dose=float(min_dose),
@@ -237,13 +243,3 @@ def _positive_scale(value: float, what: str) -> float:
     if not np.isfinite(value) or value <= 0:
         raise ValueError(f"the {what} over the rounds is {value}, so it cannot be scaled")
     return value
-
-
-def _r2(X: np.ndarray, y: np.ndarray, coef: np.ndarray) -> float:
-    """Out-of-sample R² of ``X @ coef`` for ``y`` (nan when there is nothing to score)."""
-    if y.size < 2:
-        return float("nan")
-    resid = y - X @ coef
-    centred = y - y.mean()
-    ss_tot = float(centred @ centred)
-    return 1.0 - float(resid @ resid) / ss_tot if ss_tot > 0 else float("nan")

@@ -14,6 +14,7 @@ from safebandit_core.battery import BatteryReplaySettings
 from safebandit_core.conservative import ConservativeSettings
 from safebandit_core.dose import DoseSettings
 from safebandit_core.dose.nonlinear import NonlinearSettings
+from safebandit_core.logged import LoggedSettings
 from safebandit_core.meanvar import MVSettings
 
 SMALL = {
@@ -21,6 +22,7 @@ SMALL = {
     "mv": MVSettings(K=5, T=150, seeds=2, rho=60.0, base_seed=1),
     "conservative": ConservativeSettings(problem="clb", K=6, d=3, T=150, seeds=2, alpha=0.1),
     "nonlinear": NonlinearSettings(policies=("hpucb", "on_expectation"), size=8, d=3, T=150, seeds=2),
+    "logged": LoggedSettings(T=2400, seeds=2),
     "battery": BatteryReplaySettings(dim=16, T=2400, seeds=2, base_seed=0),  # 3 refresh blocks of 1000
 }
 """A small run of every family (a new family must add one here: see test_every_family_has_a_small_run)."""

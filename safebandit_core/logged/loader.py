@@ -1,0 +1,461 @@
+"""A user's logged table → checked arrays: the reader (CSV or Parquet, bytes, path or DataFrame) and the column mapper.
+
+:func:`read_table` reads a file (its size is checked before it is parsed) into a :class:`RawTable` with the
+content hash the settings refer to it by; :func:`map_columns` turns it, with a :class:`ColumnMap`, into a
+:class:`MappedTable`: numeric contexts (categorical ones one-hot encoded on request), doses in [0, 1],
+rewards (benefits) and costs (side effects), in log order (by the time column when there is one).
+
+Every problem is one :class:`~safebandit_core.settings.SettingsError` naming the field (``data`` for the
+file itself, ``context``, ``categorical``, ``dose``, ``reward``, ``cost``, ``group``, ``time``) and what is
+allowed: missing or duplicate columns, non-numeric values (the column and the first bad row, counted from
+1 after the header), missing or infinite values (dropped with a count, or refused), a constant column,
+doses outside [0, 1] (min–max scaling on request, reported), too many rows or bytes, an empty file, a
+file that is not a table. (A constant context column is refused by the fit when it would be standardised.)
+"""
+
+from __future__ import annotations
+
+import base64
+import csv
+import dataclasses
+import gzip
+import hashlib
+import io
+import json
+import os
+import zipfile
+from typing import Any, BinaryIO
+
+import numpy as np
+import pandas as pd
+
+from ..settings import SettingsError
+
+Source = str | os.PathLike[str] | bytes | BinaryIO | pd.DataFrame
+
+MAX_FILE_BYTES = 64 * 2**20
+MAX_ROWS = 2_000_000
+MAX_LEVELS = 50
+MISSING: tuple[str, ...] = ("drop", "refuse")
+DATA_MEMBER = "data.json"
+"""The member of a zip bundle that holds the data (written by the page when asked)."""
+_DELIMITERS = ",;\t|"
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class RawTable:
+    """A table as read: the frame, the file's name, the BLAKE2b-128 hash of its bytes (of the frame's values
+    for a DataFrame given in memory) and its size in bytes."""
+
+    frame: pd.DataFrame
+    name: str
+    digest: str
+    n_bytes: int
+
+
+def digest_of(data: bytes) -> str:
+    """The content hash settings refer to data by: BLAKE2b with a 16-byte digest, as hex."""
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def frame_digest(frame: pd.DataFrame) -> str:
+    """The content hash of a DataFrame held in memory (its values, index and column names)."""
+    digest = hashlib.blake2b(pd.util.hash_pandas_object(frame, index=True).to_numpy().tobytes(), digest_size=16)
+    digest.update(json.dumps([str(c) for c in frame.columns]).encode())
+    return digest.hexdigest()
+
+
+def _too_big(size: int, max_bytes: int) -> SettingsError:
+    return SettingsError("data", f"a file of at most {max_bytes / 2**20:g} MB", f"{size / 2**20:,.1f} MB")
+
+
+def read_bytes(source: str | os.PathLike[str] | bytes | BinaryIO, max_bytes: int = MAX_FILE_BYTES) -> bytes:
+    """The bytes of a path, a file object or bytes, refusing a missing, empty or oversized file before reading it."""
+    if isinstance(source, (str, os.PathLike)):
+        path = os.fspath(source)
+        if not os.path.isfile(path):
+            raise SettingsError("data", "an existing CSV or Parquet file", path)
+        size = os.path.getsize(path)
+        if size > max_bytes:
+            raise _too_big(size, max_bytes)
+        with open(path, "rb") as handle:
+            data = handle.read()
+    elif isinstance(source, (bytes, bytearray, memoryview)):
+        data = bytes(source)
+    else:
+        if source.seekable():
+            source.seek(0, io.SEEK_END)
+            size = source.tell()
+            if size > max_bytes:
+                raise _too_big(size, max_bytes)
+            source.seek(0)
+        data = source.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        raise _too_big(len(data), max_bytes)
+    if not data:
+        raise SettingsError("data", "a CSV or Parquet file with a header and rows", "an empty file")
+    return data
+
+
+def read_table(source: Source, name: str | None = None, max_bytes: int = MAX_FILE_BYTES) -> RawTable:
+    """Read a CSV (plain or gzipped; comma, semicolon, tab or bar separated) or Parquet table, or the original file
+    inside a zip bundle's ``data.json``; a DataFrame is taken as it is. ``name`` labels it (default: the file name).
+    The hash is that of the file's bytes (of the original file for a bundle)."""
+    if isinstance(source, pd.DataFrame):
+        size = int(source.memory_usage(index=True, deep=True).sum())
+        if size > max_bytes:
+            raise _too_big(size, max_bytes)
+        return RawTable(_check_shape(source.rename(columns=str)), name or "a table", frame_digest(source), size)
+    if name is None:
+        name = os.path.basename(os.fspath(source)) if isinstance(source, (str, os.PathLike)) else \
+            os.path.basename(str(getattr(source, "name", "") or "")) or "an uploaded file"
+    data = read_bytes(source, max_bytes)
+    if data[:2] == b"PK":
+        name, data = unbundle(data, max_bytes)
+    return RawTable(parse_table(data, max_bytes), name, digest_of(data), len(data))
+
+
+def parse_table(data: bytes, max_bytes: int = MAX_FILE_BYTES) -> pd.DataFrame:
+    """The table in ``data``: Parquet (by its magic bytes), gzipped CSV or CSV text."""
+    if data[:4] == b"PAR1":
+        try:
+            frame = pd.read_parquet(io.BytesIO(data))
+        except Exception as err:  # pyarrow raises its own error types for damaged files
+            raise _not_a_table(f"a damaged Parquet file: {str(err)[:80]}") from None
+        return _check_shape(frame)
+    if data[:2] == b"\x1f\x8b":
+        data = _gunzip(data, max_bytes)
+    return _check_shape(_parse_csv(data))
+
+
+def bundle_member(raw_bytes: bytes, name: str) -> dict[str, Any]:
+    """The ``data.json`` a bundle carries when asked to: the original file (base64), its name and its hash (a bundle
+    given again carries the file it holds)."""
+    if raw_bytes[:2] == b"PK":
+        name, raw_bytes = unbundle(raw_bytes)
+    return {"name": name, "digest": digest_of(raw_bytes), "base64": base64.b64encode(raw_bytes).decode("ascii")}
+
+
+def unbundle(data: bytes, max_bytes: int = MAX_FILE_BYTES) -> tuple[str, bytes]:
+    """The file name and original bytes kept in a bundle's ``data.json`` (see :func:`bundle_member`)."""
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as zf:
+            info = next((i for i in zf.infolist() if i.filename == DATA_MEMBER), None)
+            if info is None:
+                raise _not_a_table(f"a zip without {DATA_MEMBER} (save the bundle with the data included)")
+            if info.file_size > 2 * max_bytes:
+                raise _too_big(info.file_size, 2 * max_bytes)
+            payload = json.loads(zf.read(info))
+        raw = base64.b64decode(payload["base64"], validate=True)
+    except SettingsError:
+        raise
+    except (zipfile.BadZipFile, json.JSONDecodeError, UnicodeDecodeError, KeyError, TypeError, ValueError) as err:
+        raise _not_a_table(f"a damaged bundle: {str(err)[:80]}") from None
+    if len(raw) > max_bytes:
+        raise _too_big(len(raw), max_bytes)
+    if not raw:
+        raise SettingsError("data", "a CSV or Parquet file with a header and rows", "an empty file")
+    return str(payload.get("name") or "a bundled file"), raw
+
+
+def _not_a_table(why: str) -> SettingsError:
+    return SettingsError("data", "a CSV or Parquet table", why)
+
+
+def _gunzip(data: bytes, max_bytes: int) -> bytes:
+    try:
+        with gzip.GzipFile(fileobj=io.BytesIO(data)) as handle:
+            out = handle.read(max_bytes + 1)
+    except (OSError, EOFError) as err:
+        raise _not_a_table(f"a damaged gzip file: {err}") from None
+    if len(out) > max_bytes:
+        raise SettingsError("data", f"a file of at most {max_bytes / 2**20:g} MB uncompressed", "more")
+    if not out:
+        raise SettingsError("data", "a CSV or Parquet file with a header and rows", "an empty file")
+    return out
+
+
+def _parse_csv(data: bytes) -> pd.DataFrame:
+    if b"\x00" in data[:4096]:
+        raise _not_a_table("binary data, not text")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise _not_a_table("text that is not UTF-8") from None
+    head = text[:65536]
+    lines = head.splitlines()
+    if not lines or not lines[0].strip():
+        raise _not_a_table("no header line")
+    try:
+        delimiter = csv.Sniffer().sniff("\n".join(lines[:20]), delimiters=_DELIMITERS).delimiter
+    except csv.Error:
+        delimiter = ","
+    header = next(csv.reader([lines[0]], delimiter=delimiter))
+    names = [h.strip() for h in header]
+    seen: set[str] = set()
+    for h in names:
+        if not h:
+            raise SettingsError("data", "a table whose columns all have names (the header has an empty one)")
+        if h in seen:
+            raise SettingsError("data", f"a table whose columns have distinct names ('{h}' appears twice)")
+        seen.add(h)
+    try:
+        frame = pd.read_csv(io.StringIO(text), sep=delimiter, skipinitialspace=True, low_memory=False)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError) as err:
+        raise _not_a_table(str(err).strip().splitlines()[0][:120]) from None
+    frame.columns = names[: frame.shape[1]] if len(names) >= frame.shape[1] else list(frame.columns)
+    return frame
+
+
+def _check_shape(frame: pd.DataFrame) -> pd.DataFrame:
+    if frame.shape[1] < 3:
+        raise _not_a_table(f"{frame.shape[1]} column{'s' if frame.shape[1] != 1 else ''}: a log needs at least "
+                           "a dose, a benefit and a side effect")
+    if frame.shape[0] == 0:
+        raise SettingsError("data", "a table with at least one row", "a header only")
+    if frame.shape[0] > MAX_ROWS:
+        raise SettingsError("data", f"a table of at most {MAX_ROWS:,} rows", f"{frame.shape[0]:,} rows")
+    names = [str(c) for c in frame.columns]
+    dup = next((c for i, c in enumerate(names) if c in names[:i]), None)
+    if dup is not None:
+        raise SettingsError("data", f"a table whose columns have distinct names ('{dup}' appears twice)")
+    frame.columns = names
+    return frame
+
+
+@dataclasses.dataclass(frozen=True)
+class ColumnMap:
+    """Which column plays which role: ``context`` (one or more), ``dose``, ``reward`` (the benefit), ``cost`` (the
+    side effect); optional ``categorical`` (context columns to one-hot encode), ``group`` and ``time``."""
+
+    context: tuple[str, ...]
+    dose: str
+    reward: str
+    cost: str
+    categorical: tuple[str, ...] = ()
+    group: str | None = None
+    time: str | None = None
+
+    def roles(self) -> list[tuple[str, str]]:
+        """(role, column) pairs, contexts first, in the order they are checked."""
+        out = [("context", c) for c in self.context]
+        out += [(r, getattr(self, r)) for r in ("dose", "reward", "cost", "group", "time") if getattr(self, r)]
+        return out
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class MappedTable:
+    """The mapped log: ``X`` (n, p) numeric contexts named ``features``; ``dose`` in [0, 1]; ``reward``, ``cost``;
+    ``groups`` (codes) or None; ``rows`` the 0-based row of each in the file; rows dropped (and by which
+    column); ``dose_scale`` = (lowest, highest) logged dose when it was min–max scaled."""
+
+    X: np.ndarray  # (n, p) float64
+    features: tuple[str, ...]
+    dose: np.ndarray  # (n,) float64 in [0, 1]
+    reward: np.ndarray  # (n,) float64
+    cost: np.ndarray  # (n,) float64
+    groups: np.ndarray | None  # (n,) int64 codes
+    rows: np.ndarray  # (n,) int64
+    rows_dropped: int
+    dropped_by: dict[str, int]
+    dose_scale: tuple[float, float] | None
+    n_file_rows: int
+
+    @property
+    def rows_used(self) -> int:
+        return int(self.dose.size)
+
+    def dose_mapping(self, unit: str = "") -> str:
+        """The dose scaling in words ("" when the doses were used as logged)."""
+        if self.dose_scale is None:
+            return ""
+        lo, hi = self.dose_scale
+        u = f" {unit}" if unit else ""
+        return f"dose 0 = {lo:g}{u} (the lowest logged), dose 1 = {hi:g}{u} (the highest); α = (x − {lo:g}) / " \
+               f"{hi - lo:g}"
+
+
+def _count(k: int) -> str:
+    """``k`` rows in words ("1 row", "2,000 rows")."""
+    return f"{k:,} row" + ("" if k == 1 else "s")
+
+
+def _row(index: int) -> int:
+    """A 0-based position as the 1-based data row people count (the header not counted)."""
+    return int(index) + 1
+
+
+def check_map(cmap: ColumnMap) -> None:
+    """Refuse a mapping that uses a column twice, has no context, or one-hot encodes a column that is no context."""
+    if not cmap.context:
+        raise SettingsError("context", "at least one column")
+    used: dict[str, str] = {}
+    for role, col in cmap.roles():
+        if not isinstance(col, str) or not col:
+            raise SettingsError(role, "a column name", col)
+        if col in used:
+            other = used[col]
+            what = "listed twice among the contexts" if other == role == "context" else f"already the {other} column"
+            raise SettingsError(role, f"a column not used twice ('{col}' is {what})", col)
+        used[col] = role
+    for col in cmap.categorical:
+        if col not in cmap.context:
+            raise SettingsError("categorical", "context columns (" + ", ".join(cmap.context) + ")", col)
+
+
+def _check_names(frame: pd.DataFrame, cmap: ColumnMap) -> None:
+    columns = [str(c) for c in frame.columns]
+    shown = ", ".join(columns[:12]) + (", …" if len(columns) > 12 else "")
+    for role, col in cmap.roles():
+        if col not in columns:
+            raise SettingsError(role, f"a column of the table ({shown})", col)
+    check_map(cmap)
+
+
+def _numeric(values: pd.Series, role: str, col: str, hint: str = "") -> np.ndarray:
+    """The column as float64 (blank, ``nan`` and ``NA`` are missing); a value that is not a number names the column
+    and its first row."""
+    if pd.api.types.is_bool_dtype(values) or pd.api.types.is_numeric_dtype(values):
+        return values.to_numpy(dtype=np.float64, na_value=np.nan)
+    number = pd.to_numeric(values, errors="coerce")
+    blank = values.isna() | values.astype(str).str.strip().str.lower().isin(["", "nan", "na", "n/a", "null"])
+    bad = (number.isna() & ~blank).to_numpy()
+    if bad.any():
+        first = int(np.flatnonzero(bad)[0])
+        raise SettingsError(role, f"numbers: column '{col}' has {str(values.iloc[first])[:30]!r} in row "
+                                  f"{_row(first)} ({_count(int(bad.sum()))} in all){hint}")
+    return number.to_numpy(dtype=np.float64, na_value=np.nan)
+
+
+def _times(values: pd.Series) -> np.ndarray:
+    """A time column as float64 (numbers as they are, dates as nanoseconds)."""
+    if pd.api.types.is_numeric_dtype(values):
+        return values.to_numpy(dtype=np.float64, na_value=np.nan)
+    dates = pd.to_datetime(values, errors="coerce", format="mixed")
+    bad = dates.isna() & values.notna()
+    if bad.any():
+        first = int(np.flatnonzero(bad.to_numpy())[0])
+        raise SettingsError("time", f"numbers or dates: column '{values.name}' has {str(values.iloc[first])[:30]!r} "
+                                    f"in row {_row(first)}")
+    out = dates.astype("int64").to_numpy(dtype=np.float64)
+    out[dates.isna().to_numpy()] = np.nan
+    return out
+
+
+def map_columns(frame: pd.DataFrame, cmap: ColumnMap, *, scale_dose: bool = False,
+                missing: str = "drop") -> MappedTable:
+    """Check and convert the mapped columns of ``frame`` (see the module docstring for every refusal).
+
+    ``missing="drop"`` drops rows with a missing or infinite value in a mapped column (counted in
+    ``rows_dropped``); ``"refuse"`` names the first such row. ``scale_dose`` maps the doses onto [0, 1]
+    by min–max; without it a dose outside [0, 1] is refused.
+    """
+    if missing not in MISSING:
+        raise SettingsError("missing", "one of " + ", ".join(MISSING), missing)
+    _check_names(frame, cmap)
+    hint = " — or mark it categorical to one-hot encode it"
+    columns: dict[str, np.ndarray] = {}
+    for role, col in cmap.roles():
+        if col in cmap.categorical or role == "group":
+            continue
+        columns[col] = _times(frame[col]) if role == "time" else \
+            _numeric(frame[col], role, col, hint if role == "context" else "")
+    bad = np.zeros(frame.shape[0], dtype=bool)
+    dropped_by: dict[str, int] = {}
+    role_of = {col: role for role, col in cmap.roles()}
+    for col in [c for _, c in cmap.roles()]:
+        if col in columns:
+            miss = ~np.isfinite(columns[col])
+        else:
+            miss = frame[col].isna().to_numpy()
+        if miss.any():
+            if missing == "refuse":
+                first = int(np.flatnonzero(miss)[0])
+                raise SettingsError(role_of[col], f"a value in every row: column '{col}' is missing or infinite in "
+                                                  f"row {_row(first)} ({_count(int(miss.sum()))} in all); drop such "
+                                                  "rows (missing: drop) or fill them in")
+            dropped_by[col] = int(miss.sum())
+            bad |= miss
+    keep = np.flatnonzero(~bad)
+    order = keep
+    if cmap.time:
+        order = keep[np.argsort(columns[cmap.time][keep], kind="stable")]
+    n = order.size
+    if n == 0:
+        raise SettingsError("data", "a table with at least one row where every mapped column has a value",
+                            f"all {frame.shape[0]:,} rows have a missing value")
+    features, blocks = [], []
+    for col in cmap.context:
+        if col in cmap.categorical:
+            names, block = _one_hot(frame[col].iloc[order], col)
+        else:
+            names, block = [col], columns[col][order][:, None]
+        features += names
+        blocks.append(block)
+    dose_raw = columns[cmap.dose][order]
+    check_varies(dose_raw, "dose", cmap.dose)
+    scale = None
+    if scale_dose:
+        lo, hi = float(dose_raw.min()), float(dose_raw.max())
+        dose, scale = (dose_raw - lo) / (hi - lo), (lo, hi)
+    else:
+        outside = np.flatnonzero((dose_raw < 0) | (dose_raw > 1))
+        if outside.size:
+            first = outside[0]
+            raise SettingsError("dose", f"in [0, 1]: row {_row(order[first])} has {dose_raw[first]:g} and the column "
+                                        f"spans {dose_raw.min():g} – {dose_raw.max():g}; turn on min–max scaling "
+                                        "of the dose to map it onto [0, 1]")
+        dose = dose_raw
+    reward, cost = columns[cmap.reward][order], columns[cmap.cost][order]
+    check_varies(reward, "reward", cmap.reward)
+    check_varies(cost, "cost", cmap.cost)
+    groups = None
+    if cmap.group:
+        groups = pd.factorize(frame[cmap.group].iloc[order].astype(str))[0].astype(np.int64)
+    return MappedTable(X=np.ascontiguousarray(np.hstack(blocks)), features=tuple(features), dose=dose, reward=reward,
+                       cost=cost, groups=groups, rows=order.astype(np.int64), rows_dropped=int(bad.sum()),
+                       dropped_by=dropped_by, dose_scale=scale, n_file_rows=int(frame.shape[0]))
+
+
+def check_varies(values: np.ndarray, role: str, col: str, what: str = "") -> None:
+    """Refuse a column with one value in every used row (nothing to learn from; a standardised one divides by 0)."""
+    if values.size and values.min() == values.max():
+        raise SettingsError(role, f"a column that varies: '{col}' is {values[0]:g} in every used row{what}")
+
+
+def _one_hot(values: pd.Series, col: str) -> tuple[list[str], np.ndarray]:
+    """Indicator columns ``col=level`` for every level but the first (sorted): the first is the reference."""
+    text = values.astype(str).str.strip()
+    levels = sorted(text.unique())
+    if len(levels) > MAX_LEVELS:
+        raise SettingsError("categorical", f"columns with at most {MAX_LEVELS} distinct values ('{col}' has "
+                                           f"{len(levels):,}; leave it out or bin it)", col)
+    if len(levels) < 2:
+        raise SettingsError("context", f"a column that varies: '{col}' is {levels[0]!r} in every used row "
+                                       "(leave it out of the contexts)", col)
+    block = np.stack([(text == lv).to_numpy(dtype=np.float64) for lv in levels[1:]], axis=1)
+    return [f"{col}={lv}" for lv in levels[1:]], block
+
+
+_ROLE_WORDS: dict[str, tuple[str, ...]] = {
+    "dose": ("dose", "dosage", "amount"),
+    "cost": ("side", "cost", "tox", "adverse", "harm"),
+    "reward": ("benefit", "reward", "efficacy", "response", "outcome", "effect", "gain"),
+}
+_NOT_CONTEXT = ("id", "patient", "subject", "index", "row", "day", "time", "date")
+
+
+def guess_map(frame: pd.DataFrame) -> ColumnMap:
+    """A first mapping to offer: columns named like a dose, a side effect and a benefit (else the last numeric ones),
+    and every other numeric column as a context except identifiers and times."""
+    columns = [str(c) for c in frame.columns]
+    numeric = [c for c in columns if pd.api.types.is_numeric_dtype(frame[c])] or columns
+    chosen: dict[str, str] = {}
+    for role, words in _ROLE_WORDS.items():
+        named = [c for c in numeric if c not in chosen.values() and any(w in c.lower() for w in words)]
+        spare = [c for c in reversed(numeric) if c not in chosen.values()]
+        chosen[role] = (named or spare or columns)[0]
+    rest = [c for c in numeric if c not in chosen.values()]
+    context = [c for c in rest if not any(c.lower() == w or c.lower().endswith(f"_{w}") or c.lower().startswith(w)
+                                          for w in _NOT_CONTEXT)] or rest[:1]
+    return ColumnMap(context=tuple(context), dose=chosen["dose"], reward=chosen["reward"], cost=chosen["cost"])

@@ -1,0 +1,126 @@
+"""The replay of a fitted log: HPC-UCB keeps its guarantee on the fitted model, the family honours the protocol,
+the command line prints one summary, and the battery experiment is one instance with unchanged numbers.
+(Chunking and grids are the generic protocol's, checked for every family in tests/core/test_conformance.py.)
+
+Replays of the planted log and of the built-in example use d = 5, T = 2000 and 3 seeds (one compiled shape, which
+tests/ui/test_your_data_page.py shares); the battery ones d = 32, T = 200 and 2 seeds (tests/battery's shape).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from safebandit_core import battery, cli, export, families, logged
+from safebandit_core import model as M
+from safebandit_core.settings import to_json
+from tests.logged.planted import CONTEXT, csv_bytes, planted
+
+T, SEEDS = 2000, 3
+BATTERY = battery.BatteryReplaySettings(dim=32, T=200, seeds=2, tau=0.1, base_seed=0)
+BATTERY_BEFORE = {
+    "cum_regret_mean": (14.706165096369906, 16.767266941050195, 13.770771193976795),
+    "final_dose_mean": (0.05117661393623048, 0.03333122979279267, 0.062432499228510054),
+    "min_slack": (0.05761411462057235, 0.061910836940323836, 0.04852417838367625),
+    "first_dose_regret": (18.931664692984757,) * 3,
+}
+"""The battery family's summary on the embedded RW26 table (hpucb, eps_greedy, on_expectation) before it became an
+instance of the logged pipeline (float64 on the CPU)."""
+BATTERY_SUMS = {"alpha": 42.53305166081975, "cost": 17.615434556008402, "est_upper": 48.23703226204799,
+                "regret": 90.48840646279379}
+
+
+@pytest.fixture(scope="module")
+def run() -> logged.LoggedRun:
+    s = logged.LoggedSettings(source="upload", file="planted.csv", context=CONTEXT, dose="dose", reward="benefit",
+                              cost="side_effect", T=T, seeds=SEEDS, cost_name="toxicity", cost_unit="grade")
+    return logged.prepare(s, csv_bytes(planted(5000).frame))
+
+
+@pytest.fixture(scope="module")
+def result(run):
+    return logged.run_replay(run, "cpu")
+
+
+def test_hpucb_keeps_its_guarantee_and_on_expectation_does_not(run, result) -> None:
+    rows = {r["policy"]: r for r in logged.policy_rows(result)}
+    delta = run.settings.delta
+    assert rows["hpucb"]["violation_rate_ci95"][1] <= delta
+    assert rows["on_expectation"]["violation_rate_ci95"][0] > 2 * delta
+    assert rows["hpucb"]["final_dose_mean"] > run.first_safe_dose, "HPC-UCB never moved off its round-1 dose"
+    assert rows["hpucb"]["cum_regret_mean"] < families.summary(result)["first_dose_regret"].iloc[0]
+    for key in ("alpha", "cost", "regret", "true_upper", "est_upper"):
+        assert result.outputs[key].shape == (3, SEEDS, T) and np.isfinite(result.outputs[key]).all()
+
+
+def test_the_family_honours_the_protocol(run, result) -> None:
+    fam = families.get("logged")
+    assert fam is logged.FAMILY and families.of(run.settings) is fam and result.kind == "logged"
+    again = families.run(run.settings, "cpu")  # found by the data's hash: this process has read it
+    for key, value in result.raw.items():
+        np.testing.assert_array_equal(again.raw[key], value, err_msg=key)
+    table = families.summary(result)
+    assert list(table.columns[:6]) == list(M.SUMMARY_COLUMNS)
+    assert {"violation_rate", "violation_rate_lo", "min_slack", "final_dose_mean", "passes"} <= set(table)
+    kind, restored = export.load_settings(to_json(run.settings))
+    assert kind == "logged" and restored == run.settings
+    assert run.settings.unlabelled().cost_name == "side effect" and run.settings.label("cost") == "toxicity (grade)"
+    assert fam.traced == ("tau", "delta", "delta_prime", "lam", "eps") and fam.grid_axes == battery.family.GRID_AXES
+
+
+def test_a_resampled_order_draws_rows_from_its_own_seed(run) -> None:
+    s = dataclasses.replace(run.settings, order="resample", order_seed=4, T=300, seeds=1)
+    rows = logged.replay_rows(run.fit.env.n, 300, "resample", 4)
+    np.testing.assert_array_equal(rows, logged.replay_rows(run.fit.env.n, 300, "resample", 4))
+    params = run.family.params(s, "float64")
+    np.testing.assert_array_equal(np.asarray(params[0].stream.X), run.fit.env.X[rows])
+    logs = run.family.params(dataclasses.replace(s, order="log"), "float64")
+    np.testing.assert_array_equal(np.asarray(logs[0].stream.X), run.fit.env.X[:300])
+
+
+def test_the_built_in_example_is_synthetic_and_its_truth_is_recovered() -> None:
+    truth = logged.example_truth()
+    assert truth["description"].startswith("SYNTHETIC") and truth["rows"] == 3000
+    example = logged.prepare(logged.LoggedSettings(T=T, seeds=SEEDS))
+    assert example.raw.name == logged.EXAMPLE_FILE and example.settings.file == logged.EXAMPLE_FILE
+    coef = example.fit.coefficients().set_index("feature")
+    for column, coefs in (("reward", truth["theta"]), ("cost", truth["mu"])):
+        true = np.array(list(coefs.values()))
+        fitted = coef.loc[list(coefs), column].to_numpy()
+        assert true @ fitted / (np.linalg.norm(true) * np.linalg.norm(fitted)) > 0.99
+    assert example.report()["kappa_c"] == pytest.approx(truth["kappa_c"], rel=0.1)
+
+
+def test_the_command_line_prints_the_fit_and_every_policy(tmp_path: Path, capsys, monkeypatch) -> None:
+    monkeypatch.setattr(cli, "COMMANDS", {"data": cli.COMMANDS["data"]})
+    out = tmp_path / "rounds.parquet"
+    assert cli.main(["data", "--T", str(T), "--seeds", str(SEEDS), "--json", "--out", str(out)]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["kind"] == "logged" and summary["policy"] == "all" and summary["fit"]["rows_used"] == 3000
+    for row in summary["by_policy"]:
+        assert {"violation_rate", "violation_rate_ci95", "cum_regret_mean", "cum_regret_std", "rows_used",
+                "rows_dropped", "d", "r2_reward", "r2_cost", "kappa_r", "kappa_c"} <= set(row)
+        assert row["d"] == 5 and len(row["violation_rate_ci95"]) == 2
+    assert summary["fit"]["notes"][-1] == logged.NOISE_NOTE
+    assert len(pd.read_parquet(out)) == 3 * SEEDS * T
+
+
+def test_the_battery_is_one_instance_with_unchanged_numbers() -> None:
+    reference = battery.run_replay(battery.prepare(BATTERY), "cpu")
+    table = families.summary(reference)
+    for column, before in BATTERY_BEFORE.items():
+        np.testing.assert_allclose(table[column].to_numpy(), before, rtol=0, atol=1e-12, err_msg=column)
+    for key, total in BATTERY_SUMS.items():
+        assert abs(float(reference.outputs[key].sum()) - total) <= 1e-12, key
+    frame, settings = logged.battery_instance(BATTERY)
+    instance = logged.prepare(settings, frame)
+    assert (instance.fit.d, instance.fit.fitted.n_fit) == (32, battery.prepare(BATTERY).problem.n_fit)
+    replayed = logged.run_replay(instance, "cpu")
+    worst = max(float(np.max(np.abs(replayed.outputs[k].astype(float) - reference.outputs[k].astype(float))))
+                for k in reference.outputs)
+    assert worst <= 1e-12

@@ -1,0 +1,108 @@
+"""The "Your data" page through AppTest, reached from app.py: the built-in example, an uploaded log, names and units,
+every kind of bad upload as an error (no traceback, no state left), and a settings restore.
+
+Runs use d = 5, T = 2000 and 3 seeds, the shape tests/logged/test_replay.py compiles too.
+"""
+
+from __future__ import annotations
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from safebandit_core import logged
+from safebandit_core.settings import to_json
+from tests.logged.planted import csv_bytes, planted
+from tests.ui.helpers import charts, download_labels, errors, open_page
+
+PAGE = "pages/your_data.py"
+TIMEOUT = 180
+FIT_CHARTS = {"fit_plot", "residuals"}
+REPLAY_CHARTS = {"regret", "violations", "cost", "safe"}
+SHELL_KEYS = {"device", "precision", "base_seed"}
+PLAIN = (str, int, float, bool, list, tuple, type(None))
+pytestmark = pytest.mark.usefixtures("fresh_module_caches")
+
+
+def page(**state) -> AppTest:
+    return open_page(PAGE, {"yd_T": 2000, **state}, TIMEOUT)
+
+
+def upload(at: AppTest, name: str, data: bytes) -> AppTest:
+    at.file_uploader(key="yd_upload").upload(name, data, "text/csv").run()
+    assert not at.exception, [e.message for e in at.exception]
+    return at
+
+
+def texts(at: AppTest) -> str:
+    return " ".join([m.value for m in at.markdown] + [c.value for c in at.caption] + [w.value for w in at.warning])
+
+
+def test_the_built_in_example_is_fitted_and_replayed() -> None:
+    at = page()
+    assert not errors(at), errors(at)
+    assert FIT_CHARTS | REPLAY_CHARTS <= set(charts(at))
+    labels = {m.label: m.value for m in at.metric}
+    assert labels["Rows used (dropped)"] == "3,000 (0)" and labels["Context dimension d"] == "5"
+    words = texts(at)
+    assert "SYNTHETIC" in words and "of the logged rounds had a side effect above τ" in words
+    assert at.markdown[0].value.startswith("Bring a log"), "a stray string was drawn before the page's text"
+    assert "Ran on" in words and "2,000 rounds × 3 seeds × 3 policies" in words and logged.NOISE_NOTE in words
+    assert {"Per-round CSV", "Settings JSON", "Everything (zip)"} <= download_labels(at)
+    at.run()
+    assert any("already computed on this server" in c.value for c in at.caption)
+
+
+def test_an_uploaded_log_is_mapped_named_and_replayed() -> None:
+    at = upload(page(yd_source="upload"), "planted.csv", csv_bytes(planted(2000).frame))
+    assert not errors(at), errors(at)
+    assert at.multiselect(key="yd_context").value == ["x1", "x2", "x3", "x4"]
+    assert (at.selectbox(key="yd_dose").value, at.selectbox(key="yd_cost").value) == ("dose", "side_effect")
+    assert FIT_CHARTS | REPLAY_CHARTS <= set(charts(at))
+    assert {m.label: m.value for m in at.metric}["Rows used (dropped)"] == "2,000 (0)"
+    at.text_input(key="yd_cost_name").input("toxicity").run()
+    at.text_input(key="yd_cost_unit").input("grade").run()
+    assert not at.exception and "had a toxicity (grade) above τ" in texts(at)
+    shown = charts(at)
+    assert shown["cost"]["layout"]["yaxis"]["title"]["text"] == "toxicity (grade)"
+    assert any("already computed" in c.value for c in at.caption), "a new name recomputed the replay"
+
+
+@pytest.mark.parametrize(("name", "data", "state", "words"), [
+    ("binary.csv", bytes(range(256)) * 8, {}, "binary data"),
+    ("empty.csv", b"", {}, "an empty file"),
+    ("mg.csv", csv_bytes(planted(400).frame.assign(dose=lambda f: 500 * f["dose"])), {}, "min–max scaling"),
+    ("holes.csv", csv_bytes(planted(400).frame.assign(x1="n/a")), {}, "every mapped column has a value"),
+    ("text.csv", csv_bytes(planted(400).frame.astype({"side_effect": object}).assign(
+        side_effect=lambda f: f["side_effect"].where(f.index != 5, "mild"))), {"yd_cost": "side_effect"},
+     "**Side-effect column** must be numbers: column 'side_effect' has 'mild' in row 6"),
+])
+def test_a_bad_upload_is_an_error_and_leaves_nothing_behind(name, data, state, words) -> None:
+    at = upload(page(yd_source="upload", **state), name, data)
+    assert any(words in e for e in errors(at)), errors(at)
+    assert not REPLAY_CHARTS & set(charts(at))
+    for key, value in at.session_state.items():
+        assert key.startswith("yd_") or key in SHELL_KEYS or key.startswith("$$"), key
+        assert key == "yd_upload" or isinstance(value, PLAIN), (key, type(value))
+    at = upload(at, "planted.csv", csv_bytes(planted(2000).frame))
+    assert not errors(at) and REPLAY_CHARTS <= set(charts(at))
+
+
+def test_the_mapping_can_be_wrong_and_put_right() -> None:
+    at = upload(page(yd_source="upload"), "planted.csv", csv_bytes(planted(2000).frame))
+    at.selectbox(key="yd_reward").select("dose").run()
+    assert not at.exception and any("**Benefit column** must be a column not used twice" in e for e in errors(at))
+    at.selectbox(key="yd_reward").select("benefit").run()
+    assert not errors(at) and REPLAY_CHARTS <= set(charts(at))
+
+
+def test_a_settings_file_restores_the_mapping_rule_and_names() -> None:
+    at = page()
+    saved = logged.LoggedSettings(T=2000, tau=0.3, cost_name="toxicity", context=("age", "weight", "severity", "day"),
+                                  fit_lam=0.1)
+    at.file_uploader(key="yd_restore").upload("settings.json", to_json(saved).encode(), "application/json").run()
+    assert not at.exception and not errors(at), errors(at)
+    assert at.slider(key="yd_tau").value == pytest.approx(0.3)
+    assert at.multiselect(key="yd_context").value == ["age", "weight", "severity", "day"]
+    assert at.text_input(key="yd_cost_name").value == "toxicity" and "had a toxicity above τ" in texts(at)
+    assert "At τ = 0.3," in texts(at) and REPLAY_CHARTS <= set(charts(at))
+    assert "Ridge λ = 0.1 (benefit) and 0.1 (side effect)" in texts(at), "a setting without a widget was lost"
