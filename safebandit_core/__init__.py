@@ -9,6 +9,7 @@ one composed scan), every run is a :class:`~safebandit_core.model.Run` with outp
 - :mod:`.conservative`: GenCB (CMAB, CLB, CCCB) and its baselines;
 - :mod:`.meanvar`: MV-CUCB and MV-UCB;
 - :mod:`.battery`: the NASA battery experiment (logged data → fitted environment → dose replay);
+- :mod:`.logged`: a user's own log of contexts, doses, benefits and side effects, fitted and replayed;
 - :mod:`.sweep`, :mod:`.presets`: grids over any family, sharded across devices; the papers' experiments;
 - :mod:`.export`, :mod:`.cli`: bundles and settings files, the command line; :mod:`.viz`: figures;
 - :mod:`.device`, :mod:`.runner`, :mod:`.settings`, :mod:`.results`, :mod:`.linalg`: the plumbing.
