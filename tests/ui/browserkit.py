@@ -139,9 +139,9 @@ def wait_idle(pg, timeout_ms: int = 90_000) -> None:
                                                                                       timeout=timeout_ms)
 
 
-def wait_for_charts(pg, timeout_ms: int = 120_000) -> None:
-    """Wait until every dose-page chart is drawn by plotly and the script is idle."""
-    pg.wait_for_function(f"document.querySelectorAll(\"{CHART} .js-plotly-plot .main-svg\").length >= {N_CHARTS}",
+def wait_for_charts(pg, timeout_ms: int = 120_000, n_charts: int = N_CHARTS) -> None:
+    """Wait until ``n_charts`` charts (every dose-page chart by default) are drawn by plotly and the script is idle."""
+    pg.wait_for_function(f"document.querySelectorAll(\"{CHART} .js-plotly-plot .main-svg\").length >= {n_charts}",
                          timeout=timeout_ms)
     wait_idle(pg, timeout_ms)
 

@@ -92,3 +92,22 @@ def test_step_through_plays_in_the_browser_without_a_rerun(server, page):
     page.wait_for_timeout(1500)
     assert page.evaluate(title) != before, "the animation did not advance"
     assert page.evaluate("window.__reruns") == 0, "playing the animation made the server rerun the page"
+
+
+def test_your_data_page_takes_an_uploaded_csv_and_draws_the_replay(server, page):
+    import gzip
+
+    from tests.ui.browserkit import ROOT
+
+    raw = gzip.decompress((ROOT / "safebandit_core/logged/examples/dose_log.csv.gz").read_bytes())
+    rows = raw.decode().splitlines()[:1201]  # a smaller log of the same layout, uploaded as a plain CSV
+    requests = Requests(page)
+    page.goto(server + "/your_data?yd_T=600&yd_seeds=2")
+    wait_for_charts(page, n_charts=1)
+    page.locator("[data-testid='stFileUploader'] input[type=file]").set_input_files(
+        files=[{"name": "my_log.csv", "mimeType": "text/csv", "buffer": "\n".join(rows).encode()}])
+    page.get_by_text("my_log.csv").first.wait_for(timeout=60_000)
+    wait_for_charts(page, n_charts=3)
+    assert page.get_by_test_id("stException").count() == 0
+    assert page.get_by_test_id("stAlertContentError").count() == 0
+    assert requests.foreign() == []
