@@ -5,8 +5,8 @@
 plain :class:`RunContext`; they never touch the widget keys themselves. Precision and base seed
 are bound to the URL, so a shared link reproduces a run; the device is not (it is machine-specific).
 The compute settings show only with *Expert settings* on (on by itself when the URL sets one);
-hidden, they keep their values (``persist_state``), and :func:`current` falls back on the URL
-and then the defaults. *Presentation mode* (``?present=1``) turns any page into the
+hidden, they are still drawn, so their values, keys and URL binding behave as before, and a caption
+says when a hidden setting is not the default. *Presentation mode* (``?present=1``) turns any page into the
 presentation page of its model (:data:`PRESENT_PAGE`, ``?model=<kind>``).
 """
 
@@ -30,6 +30,10 @@ PRESENT_KEY = "present"
 EXPERT_KEY = "expert"
 PRESENT_PAGE = "pages/present.py"
 MODEL_PARAM = "model"
+COMPUTE_BOX = "compute_settings"
+HIDE_COMPUTE = f"<style>.st-key-{COMPUTE_BOX} {{display: none;}}</style>"
+"""Without *Expert settings* the compute widgets are still drawn (so their values, URL binding and keys work
+as ever) but not shown."""
 PRESENT_WORDS = ("1", "yes", "on")
 """What ``?present=`` may also say to turn presentation mode on (a link typed by hand)."""
 # Every model runs seeds base_seed … base_seed + (at most 1000) − 1 as 32-bit keys.
@@ -70,20 +74,27 @@ def render_sidebar() -> RunContext:
                             help="One screen per model for a talk or a projector: large panels, one headline, "
                                  "no controls but the model and the audience's scenario.")
         linked = any(k in st.query_params for k in (PRECISION_KEY, SEED_KEY))
-        if st.toggle("Expert settings", value=linked, key=EXPERT_KEY,
-                     help="Show the compute settings: device, precision, base seed. Hidden, they keep their values."):
+        expert = st.toggle("Expert settings", value=linked, key=EXPERT_KEY,
+                           help="Show the compute settings: device, precision, base seed. Hidden, they keep "
+                                "their values and their place in the URL.")
+        with st.container(key=COMPUTE_BOX):
             st.markdown("**Compute**")
             st.selectbox("Device", list(labels), format_func=labels.__getitem__, key=DEVICE_KEY,
-                         on_change=_reset_precision, persist_state="session",
+                         on_change=_reset_precision,
                          help="Where the simulations run. A GPU is listed first when there is one.")
             default_precision = device.PRECISIONS.index(device.default_precision(default_id))
             st.selectbox("Precision", device.PRECISIONS, index=default_precision, key=PRECISION_KEY,
-                         bind="query-params", persist_state="session",
+                         bind="query-params",
                          help="float64 is the default on a CPU, float32 on a GPU (faster, slightly less exact).")
             st.number_input("Base seed", min_value=0, max_value=MAX_BASE_SEED, value=0, step=1, key=SEED_KEY,
-                            bind="query-params", persist_state="session",
+                            bind="query-params",
                             help="Seed i of a run uses the random stream base seed + i; the same seed gives the "
                                  "same run.")
+        if not expert:
+            st.html(HIDE_COMPUTE)
+            ctx = current()
+            if ctx.base_seed != 0 or ctx.precision != device.default_precision(ctx.device):
+                st.caption(f"Runs use {ctx.precision}, base seed {ctx.base_seed} (*Expert settings* to change).")
     if present or asked:
         _present_this_page()
     return current()
@@ -122,25 +133,15 @@ def require_entrypoint() -> None:
         st.rerun()
 
 
-def _chosen(key: str) -> object:
-    """A compute setting's value: the widget's (kept while hidden), else the URL's, else None."""
-    value = st.session_state.get(key)
-    return st.query_params.get(key) if value is None else value
-
-
 def current() -> RunContext:
-    """The sidebar's choice as plain data (its values while hidden, the URL's, or the defaults)."""
+    """The sidebar's choice as plain data (defaults when the sidebar has not been drawn in this session)."""
     require_entrypoint()
     ids = [i.id for i in devices()]
     dev = st.session_state.get(DEVICE_KEY)
     if dev not in ids:
         dev = ids[0]
-    prec = _chosen(PRECISION_KEY)
+    prec = st.session_state.get(PRECISION_KEY)
     if prec not in device.PRECISIONS:
         prec = device.default_precision(dev)
-    seed = _chosen(SEED_KEY)
-    try:
-        seed = min(max(int(seed), 0), MAX_BASE_SEED)  # type: ignore[call-overload]
-    except (TypeError, ValueError):
-        seed = 0
-    return RunContext(device=dev, device_label=device.describe(dev), precision=str(prec), base_seed=seed)
+    seed = st.session_state.get(SEED_KEY, 0)
+    return RunContext(device=dev, device_label=device.describe(dev), precision=prec, base_seed=int(seed))
