@@ -190,8 +190,8 @@ def pickers() -> tuple[str, scenarios.Scenario, Names]:
 
 def main() -> None:
     """The page."""
-    st.html(CSS)
     ctx = shell.current()
+    st.html(CSS)
     with st.container(key="present_screen"):
         screen(ctx)
 
