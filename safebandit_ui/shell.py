@@ -1,17 +1,23 @@
-"""The shared sidebar: which device computes, in which precision, from which base seed.
+"""The shared sidebar: presentation mode, and which device computes, in which precision, from which base seed.
 
 ``app.py`` calls :func:`render_sidebar` on every run, before the page runs, so these widgets
 (and their values) live across page switches. Pages call :func:`current` to read them as a
 plain :class:`RunContext`; they never touch the widget keys themselves. Precision and base seed
 are bound to the URL, so a shared link reproduces a run; the device is not (it is machine-specific).
+The compute settings show only with *Expert settings* on (on by itself when the URL sets one);
+hidden, they are still drawn, so their values, keys and URL binding behave as before, and a caption
+says when a hidden setting is not the default. *Presentation mode* (``?present=1``) turns any page into the
+presentation page of its model (:data:`PRESENT_PAGE`, ``?model=<kind>``).
 """
 
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 
 import streamlit as st
 from streamlit.runtime.pages_manager import PagesManager
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from safebandit_core import device
 
@@ -20,6 +26,16 @@ from . import registry
 DEVICE_KEY = "device"
 PRECISION_KEY = "precision"
 SEED_KEY = "base_seed"
+PRESENT_KEY = "present"
+EXPERT_KEY = "expert"
+PRESENT_PAGE = "pages/present.py"
+MODEL_PARAM = "model"
+COMPUTE_BOX = "compute_settings"
+HIDE_COMPUTE = f"<style>.st-key-{COMPUTE_BOX} {{display: none;}}</style>"
+"""Without *Expert settings* the compute widgets are still drawn (so their values, URL binding and keys work
+as ever) but not shown."""
+PRESENT_WORDS = ("1", "yes", "on")
+"""What ``?present=`` may also say to turn presentation mode on (a link typed by hand)."""
 # Every model runs seeds base_seed … base_seed + (at most 1000) − 1 as 32-bit keys.
 MAX_BASE_SEED = 2**31 - 1 - 1000
 
@@ -45,22 +61,62 @@ def _reset_precision() -> None:
 
 
 def render_sidebar() -> RunContext:
-    """Draw the shared compute controls in the sidebar and return the current choice."""
+    """Draw the presentation and expert switches and (when expert) the compute controls; return the choice.
+
+    With presentation mode on, a page other than :data:`PRESENT_PAGE` switches to it here.
+    """
     infos = devices()
     labels = {i.id: i.label for i in infos}
     default_id = infos[0].id
+    asked = str(st.query_params.get(PRESENT_KEY, "")).lower() in PRESENT_WORDS  # the toggle's own form: =true
     with st.sidebar:
-        st.markdown("**Compute**")
-        st.selectbox("Device", list(labels), format_func=labels.__getitem__, key=DEVICE_KEY,
-                     on_change=_reset_precision,
-                     help="Where the simulations run. A GPU is listed first when there is one.")
-        default_precision = device.PRECISIONS.index(device.default_precision(default_id))
-        st.selectbox("Precision", device.PRECISIONS, index=default_precision, key=PRECISION_KEY, bind="query-params",
-                     help="float64 is the default on a CPU, float32 on a GPU (faster, slightly less exact).")
-        st.number_input("Base seed", min_value=0, max_value=MAX_BASE_SEED, value=0, step=1, key=SEED_KEY,
-                        bind="query-params",
-                        help="Seed i of a run uses the random stream base seed + i; the same seed gives the same run.")
+        present = st.toggle("Presentation mode", key=PRESENT_KEY, bind="query-params",
+                            help="One screen per model for a talk or a projector: large panels, one headline, "
+                                 "no controls but the model and the audience's scenario.")
+        linked = any(k in st.query_params for k in (PRECISION_KEY, SEED_KEY))
+        expert = st.toggle("Expert settings", value=linked, key=EXPERT_KEY,
+                           help="Show the compute settings: device, precision, base seed. Hidden, they keep "
+                                "their values and their place in the URL.")
+        with st.container(key=COMPUTE_BOX):
+            st.markdown("**Compute**")
+            st.selectbox("Device", list(labels), format_func=labels.__getitem__, key=DEVICE_KEY,
+                         on_change=_reset_precision,
+                         help="Where the simulations run. A GPU is listed first when there is one.")
+            default_precision = device.PRECISIONS.index(device.default_precision(default_id))
+            st.selectbox("Precision", device.PRECISIONS, index=default_precision, key=PRECISION_KEY,
+                         bind="query-params",
+                         help="float64 is the default on a CPU, float32 on a GPU (faster, slightly less exact).")
+            st.number_input("Base seed", min_value=0, max_value=MAX_BASE_SEED, value=0, step=1, key=SEED_KEY,
+                            bind="query-params",
+                            help="Seed i of a run uses the random stream base seed + i; the same seed gives the "
+                                 "same run.")
+        if not expert:
+            st.html(HIDE_COMPUTE)
+            ctx = current()
+            if ctx.base_seed != 0 or ctx.precision != device.default_precision(ctx.device):
+                st.caption(f"Runs use {ctx.precision}, base seed {ctx.base_seed} (*Expert settings* to change).")
+    if present or asked:
+        _present_this_page()
     return current()
+
+
+def page_path() -> str | None:
+    """The running page's file relative to ``app.py`` (``pages/dose.py``), None before navigation."""
+    ctx = get_script_run_ctx()
+    info = ctx.pages_manager.get_pages().get(ctx.page_script_hash) if ctx else None
+    path = Path(info["script_path"]) if info and info.get("script_path") else None
+    if path is None:
+        return None
+    return (path.resolve().relative_to(registry.ROOT) if path.is_absolute() else path).as_posix()
+
+
+def _present_this_page() -> None:
+    """Switch to the presentation page, with the running page's model kind as ``?model=``."""
+    path = page_path()
+    if path is None or path == PRESENT_PAGE:
+        return
+    kind = next((k for k, p in registry.KIND_PAGES.items() if p == path), None)
+    st.switch_page(PRESENT_PAGE, query_params={MODEL_PARAM: kind} if kind else {})
 
 
 def require_entrypoint() -> None:

@@ -1,0 +1,95 @@
+"""Presentation mode through AppTest: each model's headline from its run, the audience's names, ?present=1 on any
+page, and the expert switch that hides and shows the compute settings."""
+
+from __future__ import annotations
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from safebandit_core import device, families, scenarios
+from safebandit_core.scenarios import MODELS, Names
+from safebandit_ui import shell, store
+from tests.ui.helpers import app, charts
+
+pytestmark = pytest.mark.usefixtures("fresh_module_caches")
+PAGE = shell.PRESENT_PAGE
+
+
+def present(state: dict | None = None, params: dict | None = None) -> AppTest:
+    """The presentation page through the entry point, with widget values ``state`` and URL ``params``."""
+    at = app(state)
+    for k, v in (params or {}).items():
+        at.query_params[k] = v
+    at.run()
+    at.switch_page(PAGE).run()
+    assert not at.exception, [e.message for e in at.exception]
+    return at
+
+
+def headline(at: AppTest) -> str:
+    return at.get_by_key("present_headline").markdown[0].value
+
+
+def expected(kind: str, names: Names = Names()) -> str:
+    """The headline of the model's first scenario, computed from the run the page stored."""
+    s = scenarios.of_kind(kind)[0].settings(0, device.default_precision(device.default_device_id()))
+    hit = store.store().peek(store.key_of(s, device.default_device_id()))
+    assert hit is not None, "the page's run is in the shared store"
+    return MODELS[kind].headline(s, families.summary(hit.value), names)
+
+
+def test_each_model_shows_its_headline_and_four_panels():
+    at = present()
+    assert at.query_params["model"] in ("dose", ["dose"])
+    for kind in MODELS:
+        at.segmented_control(key="present_model").set_value(kind).run()
+        assert not at.exception, [e.message for e in at.exception]
+        assert headline(at) == expected(kind)
+        assert len([k for k in charts(at) if k.startswith(f"present_{kind}_")]) == 4
+        notes = " ".join(m.value for m in at.get_by_key("present_notes").markdown)
+        assert "In this run:" in notes
+        assert MODELS[kind].paper in at.get_by_key("present_notes").caption[0].value
+
+
+def test_the_audiences_names_reach_the_headline_and_the_axes():
+    names = {"name_round": "visit", "name_effect": "nausea score", "name_limit": "ceiling", "name_dose_unit": "ml"}
+    at = present(names)
+    want = Names(round="visit", effect="nausea score", limit="ceiling", dose_unit="ml")
+    assert headline(at) == expected("dose", want)
+    assert headline(at).startswith("Nausea score above the ceiling") and "visits over the limit" in headline(at)
+    dose = charts(at)["present_dose_dose"]["layout"]
+    assert dose["yaxis"]["title"]["text"] == "dose (ml)" and dose["xaxis"]["title"]["text"] == "visit t"
+    assert "nausea score" in charts(at)["present_dose_spread"]["layout"]["xaxis"]["title"]["text"]
+    at.segmented_control(key="present_scenario_dose").set_value("generous-limit").run()
+    assert at.query_params["scenario"] in ("generous-limit", ["generous-limit"])
+    assert headline(at).startswith("Nausea score above the ceiling (1.5)")
+
+
+def test_present_on_any_page_switches_to_its_model_and_exit_returns():
+    """?present=1 on the dose page opens the dose model's screen (even after another model was on it)."""
+    at = app({"T": 1000, "present_model": "mv"}).run()
+    at.query_params[shell.PRESENT_KEY] = "1"
+    at.switch_page("pages/dose.py").run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert headline(at) == expected("dose")
+    next(b for b in at.button if b.label == "Exit").click().run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert at.toggle(key=shell.PRESENT_KEY).value is False
+    assert at.title[0].value == "Dose model: safe by design" and "regret" in charts(at)
+
+
+def test_expert_switch_hides_and_shows_the_compute_settings():
+    """Hidden, the compute widgets are still drawn (keys, values and URL binding as before) but not shown."""
+    at = app().run()
+    hidden = lambda: any(shell.HIDE_COMPUTE in h.proto.body for h in at.get("html"))
+    assert hidden()
+    at.toggle(key=shell.EXPERT_KEY).set_value(True).run()
+    assert not hidden()
+    at.number_input(key=shell.SEED_KEY).set_value(4).run()
+    at.toggle(key=shell.EXPERT_KEY).set_value(False).run()
+    assert hidden() and at.number_input(key=shell.SEED_KEY).value == 4
+    assert "base seed 4" in " ".join(c.value for c in at.sidebar.caption)
+    at.switch_page(PAGE).run()
+    assert not at.exception, [e.message for e in at.exception]
+    s = scenarios.of_kind("dose")[0].settings(4, device.default_precision(device.default_device_id()))
+    assert store.store().peek(store.key_of(s, device.default_device_id())) is not None, "the hidden seed was used"
