@@ -12,7 +12,7 @@ from pathlib import Path
 import streamlit as st
 
 ROOT = Path(__file__).resolve().parent.parent
-SECTIONS: tuple[str, ...] = ("", "Models", "Paper replays", "About")
+SECTIONS: tuple[str, ...] = ("", "Models", "Paper replays", "Teach", "About")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -47,6 +47,9 @@ PAGES: tuple[PageSpec, ...] = (
              "settings as phase diagrams; regret rates against the theory."),
     PageSpec("pages/replay_battery.py", "Battery replay", "🔋", "Paper replays",
              "Safety by Design's NASA Li-ion experiment on a real NASA cell shipped with the app, or your own RW9–RW12 files."),
+    PageSpec("pages/lessons.py", "Lessons", "🎓", "Teach",
+             "One-click scenes for a class: one control to move in each, and what to notice, computed from the "
+             "run."),
     PageSpec("pages/about.py", "About", "ℹ️", "About",
              "The papers, the exact reading of each algorithm, and the device this app computes on."),
 )
