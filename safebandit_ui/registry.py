@@ -60,6 +60,9 @@ PAGES: tuple[PageSpec, ...] = (
              "Safety by Design's NASA Li-ion experiment on a real NASA cell shipped with the app, or your own "
              "RW9–RW12 files."),
     PageSpec("pages/present.py", "Present", "🎬", "Teach", "One screen per model for a board or a lecture hall."),
+    PageSpec("pages/lessons.py", "Lessons", "🎓", "Teach",
+             "One-click scenes for a class: one control to move in each, and what to notice, computed from the "
+             "run."),
     PageSpec("pages/about.py", "About", "ℹ️", "About",
              "The papers, the exact reading of each algorithm, and the device this app computes on."),
 )
