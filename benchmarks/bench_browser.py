@@ -76,7 +76,7 @@ def _sessions(browser, url: str, n: int, pages: tuple[str, ...]) -> tuple[float,
 
 def bench(quick: bool) -> list[dict]:
     """Rows for ``make bench``: the issue's latency table, measured."""
-    from tests.ui.browserkit import CHROMIUM, BROWSER_ARGS, _missing, serve
+    from tests.ui.browserkit import BROWSER_ARGS, CHROMIUM, _missing, serve
 
     missing = _missing()
     if missing:

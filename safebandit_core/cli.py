@@ -8,15 +8,18 @@ code 2 and one line naming the flag and its allowed range; never a traceback.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import json
+import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
 import pandas as pd
 
+from . import distributed
 from .settings import SettingsError
 
 # command name -> module implementing it
@@ -28,6 +31,7 @@ COMMANDS: dict[str, str] = {
     "battery": "safebandit_core.battery.cli",
     "data": "safebandit_core.logged.cli",
     "replay": "safebandit_core.replay_cli",
+    "sweep": "safebandit_core.sweep_cli",
     "devices": "safebandit_core.devices_cli",
 }
 
@@ -183,6 +187,117 @@ def command_for(settings: Any) -> str | None:
             continue
         parts += [action.option_strings[-1], str(value)]
     return " ".join(parts + ["--json"])
+
+
+def add_distributed_flags(parser: argparse.ArgumentParser) -> None:
+    """The flags that run one command as several processes on JAX's multi-controller runtime.
+
+    Without any of them the run is local, as always. Every process runs the same command line;
+    only ``--process-id`` differs (or, with ``--distributed auto``, nothing: JAX reads SLURM's or
+    Open MPI's environment).
+    """
+    g = parser.add_argument_group("several processes or machines")
+    g.add_argument("--coordinator", default=None, metavar="HOST:PORT",
+                   help="address of process 0 (it listens there; the others connect)")
+    g.add_argument("--num-processes", type=int, default=None, metavar="N", help="how many processes run the command")
+    g.add_argument("--process-id", type=int, default=None, metavar="I", help="this process's index, 0 to N-1")
+    g.add_argument("--distributed", choices=("auto",), default=None,
+                   help="auto: read the processes from the cluster's environment (SLURM, Open MPI, ...)")
+    g.add_argument("--connect-timeout", type=int, default=None, metavar="S",
+                   help=f"seconds to wait for every process to join (default {distributed.DEFAULT_CONNECT_TIMEOUT})")
+    g.add_argument("--heartbeat-timeout", type=int, default=None, metavar="S",
+                   help="seconds of silence after which a process counts as dead and the others stop "
+                        f"(default {distributed.DEFAULT_HEARTBEAT_TIMEOUT})")
+
+
+_TRIO = ("--coordinator", "--num-processes", "--process-id")
+
+
+def distributed_options(args: argparse.Namespace) -> distributed.Options | None:
+    """Check the flags of :func:`add_distributed_flags` (one line naming the flag otherwise); None: a local run."""
+    given = dict(zip(_TRIO, (args.coordinator, args.num_processes, args.process_id), strict=True))
+    auto = args.distributed == "auto"
+    if not auto and not any(v is not None for v in given.values()):
+        for flag, value in (("--connect-timeout", args.connect_timeout), ("--heartbeat-timeout",
+                                                                          args.heartbeat_timeout)):
+            if value is not None:
+                raise CliError(f"error: {flag} needs --coordinator, --num-processes and --process-id "
+                               "(or --distributed auto)")
+        return None
+    if not auto:
+        for flag, value in given.items():
+            if value is None:
+                raise CliError(f"error: {flag} is needed with " + " and ".join(f for f in _TRIO if f != flag)
+                               + " (or give --distributed auto)")
+    if args.coordinator is not None:
+        try:
+            distributed.split_address(args.coordinator)
+        except ValueError:
+            raise CliError("error: --coordinator must be HOST:PORT with a port 1-65535 "
+                           f"(got {args.coordinator!r})") from None
+    if args.num_processes is not None and args.num_processes < 1:
+        raise CliError(f"error: --num-processes must be at least 1 (got {args.num_processes})")
+    if args.process_id is not None and (args.process_id < 0 or (args.num_processes is not None
+                                                                and args.process_id >= args.num_processes)):
+        top = "at least 0" if args.num_processes is None else f"from 0 to {args.num_processes - 1}"
+        raise CliError(f"error: --process-id must be {top} (got {args.process_id})")
+    for flag, value in (("--connect-timeout", args.connect_timeout), ("--heartbeat-timeout", args.heartbeat_timeout)):
+        if value is not None and value < 1:
+            raise CliError(f"error: {flag} must be a whole number of seconds >= 1 (got {value})")
+    if getattr(args, "no_shard", False):
+        raise CliError("error: --no-shard cannot be combined with several processes (each runs its share of the "
+                       "cells)")
+    return distributed.Options(
+        coordinator=args.coordinator, num_processes=args.num_processes, process_id=args.process_id, auto=auto,
+        connect_timeout=args.connect_timeout or distributed.DEFAULT_CONNECT_TIMEOUT,
+        heartbeat_timeout=args.heartbeat_timeout or distributed.DEFAULT_HEARTBEAT_TIMEOUT)
+
+
+@contextlib.contextmanager
+def joined(options: distributed.Options | None) -> Iterator[distributed.Role]:
+    """Join the processes ``options`` name (nothing when None) for the body of a command.
+
+    In a multi-process run, an error in the body ends this process at once with its one line
+    (exit code 2 for bad input, 1 otherwise), without waiting for the others at JAX's shutdown
+    barrier: they then stop within the heartbeat timeout instead of hanging. On success every
+    process waits for the others (process 0 writes its files first), and the others print one line
+    on stderr.
+    """
+    try:
+        role = distributed.start(options)
+    except distributed.JoinError as err:
+        raise CliError(str(err)) from None
+    if not role.multi:
+        yield role
+        return
+    where = f"process {role.process} of {role.processes}"
+    print(f"{where}: joined, {distributed.device_count()} devices in all", file=sys.stderr, flush=True)
+    try:
+        yield role
+        distributed.barrier("safebandit-done")
+    except BaseException as err:  # every way out of a multi-process body ends the process
+        code, line = _failure(err, where)
+        if line:
+            print(line, file=sys.stderr)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    if not role.writer:
+        print(f"{where}: done; process 0 prints the results and writes the files", file=sys.stderr, flush=True)
+
+
+def _failure(err: BaseException, where: str) -> tuple[int, str]:
+    """The exit code and one line for an error that ends a process of a multi-process run."""
+    if isinstance(err, CliError):
+        return 2, str(err)
+    if isinstance(err, SettingsError):
+        return 2, settings_error_line(err)
+    if isinstance(err, SystemExit):
+        return (err.code if isinstance(err.code, int) else 1), ""
+    if isinstance(err, KeyboardInterrupt):
+        return 130, f"error: {where}: interrupted"
+    first = str(err).strip().splitlines()[0] if str(err).strip() else ""
+    return 1, f"error: {where}: {type(err).__name__}: {first}"
 
 
 def build_parser() -> argparse.ArgumentParser:

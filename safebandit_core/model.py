@@ -40,7 +40,7 @@ import numpy as np
 import pandas as pd
 
 from . import device as _device
-from . import results, runner
+from . import distributed, results, runner
 from .settings import SettingsError, from_dict
 
 Params = Any
@@ -328,10 +328,24 @@ def simulate(family: Family, settings: Any, device: str | None = None, chunk: in
     repeated), split across its devices, and the padding dropped again: results equal a
     single-device run's. ``pad_tail``: every chunk has the length ``chunk`` (the last one masked), so
     changing T costs no compilation (see :func:`safebandit_core.runner.run_chunks`).
+    A mesh over the devices of several processes (see
+    :mod:`safebandit_core.distributed`) splits the cells, or the seeds when there are fewer cells
+    than devices, between the processes; each runs its share and every chunk's outputs are
+    gathered, so every process yields the whole run.
     """
     settings = settings.validate()
     rows = None if cells is None else family.cells(settings, cells)
-    family.check_fits(settings, device, cells=1 if rows is None else len(rows))
+    part = distributed.plan(mesh, None if rows is None else len(rows), settings.seeds)
+    fit, fit_cells = settings, 1 if rows is None else len(rows)
+    if part is not None:  # this process holds only its share, on its own devices
+        device = part.device
+        if part.axis == "cells":
+            fit_cells = part.size
+        else:
+            fit = dataclasses.replace(settings, seeds=part.size)
+    elif distributed.role().multi:
+        device = distributed.local_device_id(device)
+    family.check_fits(fit, device, cells=fit_cells)
     precision = family.precision_of(settings, device)
     model = family.model(settings, precision)
     if rows is None:
@@ -342,14 +356,24 @@ def simulate(family: Family, settings: Any, device: str | None = None, chunk: in
     keys = family.seed_keys(settings)
     dev_id = _device.describe(device)
     shardings, n_cells = None, 0 if rows is None else len(rows)
-    if mesh is not None and rows is not None:
+    if part is not None:
+        axes = jax.tree.map(lambda _: 0, params) if grid in (True, False) else _expand_axes(grid, params)
+        params, keys, shardings = part.place(params, keys, axes)
+        dev_id = part.describe(mesh.devices.flat[0].platform)
+    elif mesh is not None and rows is not None:
         params, shardings = _sharded(params, grid, mesh)
         dev_id = f"{mesh.size} × {mesh.devices.flat[0].platform} (sharded)"
     start = time.perf_counter()
     policies = family.policies(settings)
+    pieces: dict[str, list[np.ndarray]] = {}
     for chunk_ in runner.run_chunks(model, params, keys, settings.T, chunk=chunk, grid=grid, device=device,
                                     shardings=shardings, pad_tail=pad_tail):
-        raw = chunk_.outputs if shardings is None else {k: v[:n_cells] for k, v in chunk_.outputs.items()}
+        if part is not None:
+            for k, v in part.gather({k: v[-1] for k, v in chunk_.pieces.items()}).items():
+                pieces.setdefault(k, []).append(v)
+            raw = {k: np.concatenate(v, axis=-1) for k, v in pieces.items()}
+        else:
+            raw = chunk_.outputs if shardings is None else {k: v[:n_cells] for k, v in chunk_.outputs.items()}
         yield Run(family=family, settings=settings, policies=policies, raw=raw, t_done=chunk_.t_done,
                   device=dev_id, precision=precision, seconds=time.perf_counter() - start,
                   cells=None if cells is None else tuple(dict(c) for c in cells))

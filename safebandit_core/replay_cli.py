@@ -6,7 +6,9 @@ the paper-vs-run table: with ``--json`` exactly one JSON object ``{preset, T, se
 precision, seconds, rows, claims}`` where ``rows`` are ``{preset, cell, policy, label, settings,
 metric, value, ci_low, ci_high, paper_value, paper_low, paper_high}`` and ``claims`` are
 ``{claim, statement, paper, ours, verdict, why}`` (the verdict computed from the run). ``--out DIR``
-writes the export bundle (see :mod:`safebandit_core.export`) to ``DIR/<preset>_T<T>_seeds<N>.zip``.
+writes the export bundle (see :mod:`safebandit_core.export`) to ``DIR/<preset>_T<T>_seeds<N>.zip``
+(complete or absent). The flags of :func:`safebandit_core.cli.add_distributed_flags` run the preset on
+several processes or machines; only process 0 prints and writes.
 Bad input exits with code 2 and one line naming the flag and what it allows.
 """
 
@@ -14,7 +16,9 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import Any
 
+from . import cli, distributed
 from .cli import CliError, check_device, emit, settings_error_line
 from .settings import SettingsError
 
@@ -37,9 +41,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-shard", action="store_true", help="keep the run on one device even if several exist")
     parser.add_argument("--json", action="store_true", help="print exactly one JSON document (a list of rows)")
     parser.add_argument("--out", default=None, metavar="DIR", help="write the export bundle (zip) into DIR")
+    cli.add_distributed_flags(parser)
 
 
-def _out_dir(path: str | None) -> Path | None:
+def check_out_dir(path: str | None) -> Path | None:
     """Check ``--out`` before running: an existing folder, or a new one whose parent exists."""
     if path is None:
         return None
@@ -61,7 +66,8 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if args.preset is None:
         raise CliError("error: give --list, or --preset NAME with NAME one of " + ", ".join(presets.NAMES))
-    out_dir = _out_dir(args.out)
+    out_dir = check_out_dir(args.out)
+    options = cli.distributed_options(args)
     try:
         preset = presets.get(args.preset)
         seeds = args.seeds if args.seeds is not None else (preset.full_seeds if args.full else preset.quick_seeds)
@@ -70,16 +76,25 @@ def run(args: argparse.Namespace) -> int:
                                          precision=args.precision).validate()
     except SettingsError as err:
         raise CliError(settings_error_line(err, FLAGS)) from None
-    check_device(args.device)
-    result = presets.run_preset(run_settings, device=args.device, shard=False if args.no_shard else None)
-    summary = result.summary()
-    rows = presets.summary_rows(summary)
+    with cli.joined(options) as role:
+        check_device(args.device)
+        result = presets.run_preset(run_settings, device=args.device, shard=False if args.no_shard else None)
+        if role.writer:
+            _report(args, preset, result, out_dir)
+    return 0
+
+
+def _report(args: argparse.Namespace, preset: Any, result: Any, out_dir: Path | None) -> None:
+    """Print the summary and the paper-vs-run table, and write the bundle with ``--out``."""
+    from . import presets
+
+    seeds, T = result.run.seeds, result.run.T
+    rows = presets.summary_rows(result.summary())
     if out_dir is not None:
         from .export import preset_bundle
 
         out_dir.mkdir(exist_ok=True)
-        target = out_dir / f"{preset.name}_T{T}_seeds{seeds}.zip"
-        target.write_bytes(preset_bundle(result))
+        target = distributed.write_atomic(out_dir / f"{preset.name}_T{T}_seeds{seeds}.zip", preset_bundle(result))
     claims = presets.claim_table(result).drop(columns=["T", "seeds"]).to_dict(orient="records")
     lines = [f"{preset.paper}, {preset.artefact}: {preset.title}",
              f"{seeds} seeds × T = {T:,} on {result.device} in {result.precision}: {result.seconds:.2f} s"]
@@ -93,7 +108,6 @@ def run(args: argparse.Namespace) -> int:
         print("paper vs this run:")
         for c in claims:
             print(f"  {c['claim']} {c['verdict']:<24} {c['ours']}" + (f"  ({c['why']})" if c["why"] else ""))
-    return 0
 
 
 def _print_table(lines: list[str], rows: list[dict]) -> None:

@@ -176,6 +176,8 @@ def device_mesh(device: str | None = None, shard: bool | None = None) -> Mesh | 
     """A 1-D mesh over every device of ``device``'s platform, or None for a single-device run.
 
     ``shard`` None: shard when that platform has several devices; False: never; True: whenever possible.
+    In a multi-process run (:mod:`safebandit_core.distributed`) the mesh spans the devices of every
+    process, grouped by process in process order (the order their shares are gathered in).
     """
     if shard is False:
         return None
@@ -186,7 +188,7 @@ def device_mesh(device: str | None = None, shard: bool | None = None) -> Mesh | 
         peers = [dev]
     if len(peers) < 2:
         return None
-    return Mesh(np.asarray(peers), (M.GRID_AXIS,))
+    return Mesh(np.asarray(sorted(peers, key=lambda d: d.process_index)), (M.GRID_AXIS,))
 
 
 def run_sweep(spec: SweepSpec, device: str | None = None, shard: bool | None = None, chunk: int | None = None,

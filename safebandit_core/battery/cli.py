@@ -1,7 +1,9 @@
 """``python -m safebandit_core battery``: the NASA Li-ion replay of seed 000 §7 from the command line.
 
 Prints ONE summary object: the first policy's figures (HPC-UCB's by default) at the top level,
-shared fields beside them, and every policy's figures under ``by_policy``.
+shared fields beside them, and every policy's figures under ``by_policy``. With the flags of
+:func:`safebandit_core.cli.add_distributed_flags` the seeds are split between several processes or
+machines (:mod:`safebandit_core.distributed`); only process 0 prints.
 """
 
 from __future__ import annotations
@@ -9,7 +11,7 @@ from __future__ import annotations
 import argparse
 import os
 
-from .. import cli, families
+from .. import cli, distributed, families, sweep
 from ..dose.policies import NAMES
 from ..settings import SettingsError
 from . import family
@@ -46,6 +48,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--device", default=None, help="cpu, gpu or an id like gpu:1 (default: GPU when present)")
     p.add_argument("--precision", default="auto", help="float64, float32 or auto (float64 on CPU, float32 on GPU)")
     p.add_argument("--json", action="store_true", help="print exactly one JSON object")
+    cli.add_distributed_flags(p)
 
 
 def _embedder(args: argparse.Namespace) -> str:
@@ -77,19 +80,25 @@ def settings_of(args: argparse.Namespace) -> BatteryReplaySettings:
 def run_command(args: argparse.Namespace) -> int:
     """Check the flags, fit, replay through the family registry, print the summary."""
     settings = settings_of(args)
-    cli.check_device(args.device)
-    try:
-        run = family.prepare(settings)
-        family.check_contexts_fit(run, args.device)
-    except SettingsError as err:
-        raise cli.CliError(cli.settings_error_line(err, _FLAGS)) from None
-    except (BatteryDataError, EmbedderUnavailable, ValueError) as err:
-        raise cli.CliError(f"error: {err}") from None
-    result = families.run(run.settings, args.device)
-    row = family.summary_row(run, result)
-    lines = [f"battery replay of {run.source}: {row['T']} rounds x {row['seeds']} seeds, d = {row['dim']}, "
-             f"tau = {row['tau']:g} on {row['device']} ({row['precision']}), {row['seconds']:.2f} s"]
-    cli.emit(row, args.json, lines)
+    options = cli.distributed_options(args)
+    with cli.joined(options) as role:
+        cli.check_device(args.device)
+        device = distributed.local_device_id(args.device) if role.multi else args.device
+        try:
+            run = family.prepare(settings)
+            family.check_contexts_fit(run, device)
+        except SettingsError as err:
+            raise cli.CliError(cli.settings_error_line(err, _FLAGS)) from None
+        except (BatteryDataError, EmbedderUnavailable, ValueError) as err:
+            raise cli.CliError(f"error: {err}") from None
+        mesh = sweep.device_mesh(device) if role.multi else None
+        result = families.run(run.settings, device, mesh=mesh)
+        if not role.writer:
+            return 0
+        row = family.summary_row(run, result)
+        lines = [f"battery replay of {run.source}: {row['T']} rounds x {row['seeds']} seeds, d = {row['dim']}, "
+                 f"tau = {row['tau']:g} on {row['device']} ({row['precision']}), {row['seconds']:.2f} s"]
+        cli.emit(row, args.json, lines)
     return 0
 
 

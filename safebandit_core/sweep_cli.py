@@ -1,0 +1,134 @@
+"""``python -m safebandit_core sweep``: run a sweep settings file, on one machine or on several processes.
+
+``--settings FILE`` is a sweep as :func:`safebandit_core.export.settings_dict` writes it (kind
+``sweep``: a model, its base settings and the values of two sweepable axes; a bundle's
+``settings.json`` too). Every cell × seed × policy runs in one compiled scan
+(:func:`safebandit_core.sweep.run_sweep`), sharded over every device, and with the flags of
+:func:`safebandit_core.cli.add_distributed_flags` over several processes or machines.
+
+It prints one line per (cell, policy); with ``--json`` exactly one JSON object ``{kind, model, x,
+y, cells, policies, T, seeds, device, precision, processes, seconds, rows, files}`` where ``rows``
+are :func:`safebandit_core.sweep.cell_summary`'s. ``--out DIR`` writes three files named
+``sweep_<model>_T<T>_seeds<N>``: ``.json`` (that object), ``.parquet`` (one row per cell, policy
+and seed: :func:`~safebandit_core.sweep.seed_frame`) and ``.zip`` (the export bundle), each
+complete or absent. In a multi-process run only process 0 prints and writes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+from . import cli, distributed
+from .replay_cli import check_out_dir
+from .settings import SettingsError
+
+HELP = "Run a sweep settings file (a grid over two settings of any model) on one machine or several."
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The subcommand's flags."""
+    parser.add_argument("--settings", required=True, metavar="FILE", help="a sweep settings file (kind 'sweep')")
+    parser.add_argument("--out", default=None, metavar="DIR", help="write the JSON, Parquet and zip files into DIR")
+    parser.add_argument("--json", action="store_true", help="print exactly one JSON document")
+    parser.add_argument("--device", default=None, help="cpu, gpu or gpu:N (default: a GPU when present)")
+    parser.add_argument("--no-shard", action="store_true", help="keep the run on one device even if several exist")
+    cli.add_distributed_flags(parser)
+
+
+def load_spec(path: str) -> Any:
+    """The validated :class:`~safebandit_core.sweep.SweepSpec` of a settings file; one line naming it otherwise."""
+    from .export import parse_json
+    from .sweep import SweepSpec
+
+    try:
+        data = parse_json(Path(path).read_bytes())
+    except OSError as err:
+        raise cli.CliError(f"error: --settings cannot read {path!r} ({err.strerror})") from None
+    except SettingsError as err:
+        raise cli.CliError(f"error: --settings {path}: {err.allowed}") from None
+    if data.get("kind") != "sweep":
+        raise cli.CliError(f"error: --settings must be a sweep settings file (kind 'sweep'; got {data.get('kind')!r})")
+    try:
+        return SweepSpec.from_dict(data)
+    except SettingsError as err:
+        shown = "" if err.value is None else f" (got {err.value!r})"
+        raise cli.CliError(f"error: --settings {path}: {err.field} must be {err.allowed}{shown}") from None
+
+
+def stem(spec: Any) -> str:
+    """The files' common name: ``sweep_<model>_T<T>_seeds<N>``."""
+    return f"sweep_{spec.kind}_T{spec.base.T}_seeds{spec.base.seeds}"
+
+
+def document(spec: Any, result: Any, processes: int) -> dict[str, Any]:
+    """The JSON object the command prints (and writes to ``<stem>.json``)."""
+    from .sweep import cell_summary
+
+    fx, fy = spec.axes
+    return {"kind": "sweep", "model": spec.kind, "x": fx, "y": fy, "cells": len(result.cells),
+            "policies": list(result.policies), "T": spec.base.T, "seeds": spec.base.seeds, "device": result.device,
+            "precision": result.precision, "processes": processes, "seconds": result.seconds,
+            "rows": cell_summary(result).to_dict(orient="records")}
+
+
+def write_files(out_dir: Path, spec: Any, result: Any, doc: dict[str, Any]) -> list[str]:
+    """Write ``<stem>.json``, ``.parquet`` and ``.zip`` into ``out_dir``, each atomically; returns their paths."""
+    from . import export
+    from .sweep import cell_summary, round_frame, seed_frame
+
+    out_dir.mkdir(exist_ok=True)
+    name = stem(spec)
+    frames = {f"cell{i}": round_frame(result, i) for i in range(len(result.cells))}
+    if sum(len(f) for f in frames.values()) > export.MAX_BUNDLE_ROWS:
+        frames = {"per_seed": seed_frame(result)}
+    zipped = export.bundle(frames, cell_summary(result), spec.to_dict(), {}, page="Synthetic experiments",
+                           device=result.device, precision=result.precision)
+    table = io.BytesIO()
+    seed_frame(result).to_parquet(table, index=False)
+    files = [out_dir / f"{name}.json", out_dir / f"{name}.parquet", out_dir / f"{name}.zip"]
+    doc = {**doc, "files": [str(f) for f in files]}
+    for path, data in zip(files, (json.dumps(doc, default=_plain, indent=1).encode(), table.getvalue(), zipped),
+                          strict=True):
+        distributed.write_atomic(path, data)
+    return doc["files"]
+
+
+def _plain(obj: Any) -> Any:
+    return obj.item() if hasattr(obj, "item") else str(obj)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Read and check the file, join the other processes (if any), run, and print/write on process 0."""
+    from .sweep import run_sweep, symbol
+
+    options = cli.distributed_options(args)
+    spec = load_spec(args.settings)
+    out_dir = check_out_dir(args.out)
+    with cli.joined(options) as role:
+        cli.check_device(args.device)
+        result = run_sweep(spec, device=args.device, shard=False if args.no_shard else None)
+        if not role.writer:
+            return 0
+        doc = document(spec, result, role.processes)
+        if out_dir is not None:
+            doc["files"] = write_files(out_dir, spec, result, doc)
+        if args.json:
+            cli.emit(doc, True)
+            return 0
+        fx, fy = spec.axes
+        print(f"sweep of the {spec.kind} model: {doc['cells']} cells ({symbol(fx)} × {symbol(fy)}) × "
+              f"{len(doc['policies'])} policies × {doc['seeds']} seeds × T = {doc['T']:,} on {doc['device']} "
+              f"({doc['precision']}): {doc['seconds']:.2f} s")
+        for r in doc["rows"]:
+            cell = f"{symbol(fx)}={r[fx]:g}, {symbol(fy)}={r[fy]:g}"
+            extra = f"  violations {r['violation_rate']:.4%}" if "violation_rate" in r else \
+                f"  min slack {r['min_slack']:.4g}"
+            print(f"  {cell:<24} {r['label']:<15} regret {r['regret_mean']:.4g} "
+                  f"[{r['regret_lo']:.4g}, {r['regret_hi']:.4g}]{extra}  {'safe' if r['safe'] else 'UNSAFE'}")
+        for f in doc.get("files", []):
+            print(f"wrote {f}")
+    return 0
