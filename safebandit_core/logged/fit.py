@@ -28,7 +28,8 @@ from .loader import MappedTable, check_varies
 from .replay import FittedEnv
 from .ridge import FitPlan, Fitted, fit_arrays
 
-CONTEXTS: tuple[str, ...] = ("auto", "standardise", "hash", "raw")
+STANDARDISE, HASH, RAW = "standardise", "hash", "raw"
+CONTEXTS: tuple[str, ...] = ("auto", STANDARDISE, HASH, RAW)
 MAX_STANDARD = 64
 """``auto`` standardises up to this many context columns and hashes wider tables."""
 DEFAULT_HASH_DIM = 64
@@ -55,13 +56,13 @@ def context_kind(p: int, contexts: str) -> str:
     if contexts not in CONTEXTS:
         raise SettingsError("contexts", "one of " + ", ".join(CONTEXTS), contexts)
     if contexts == "auto":
-        return "standardise" if p <= MAX_STANDARD else "hash"
+        return STANDARDISE if p <= MAX_STANDARD else HASH
     return contexts
 
 
 def context_dim(p: int, contexts: str, hash_dim: int, intercept: bool) -> int:
     """The dimension d of the replay's contexts for ``p`` context columns."""
-    return (hash_dim if context_kind(p, contexts) == "hash" else p) + int(intercept)
+    return (hash_dim if context_kind(p, contexts) == HASH else p) + int(intercept)
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -79,7 +80,7 @@ class ContextMap:
     def apply(self, X: np.ndarray) -> np.ndarray:
         """The replay's contexts of raw context rows ``X`` (n, p)."""
         Z = (X - self.mean) / self.scale
-        if self.kind == "hash":
+        if self.kind == HASH:
             Z = _hashed(Z, self.features, self.hash_dim)
         if self.intercept:
             Z = np.hstack([Z, np.ones((Z.shape[0], 1))])
@@ -98,13 +99,13 @@ def context_map(table: MappedTable, contexts: str = "auto", hash_dim: int = DEFA
     column is refused unless the columns are used as they are, ``raw``)."""
     kind = context_kind(table.X.shape[1], contexts)
     p = table.X.shape[1]
-    if kind == "raw":
+    if kind == RAW:
         mean, scale = np.zeros(p), np.ones(p)
     else:
         for j, name in enumerate(table.features):
             check_varies(table.X[:, j], "context", name, " (leave it out of the contexts)")
         mean, scale = table.X.mean(axis=0), table.X.std(axis=0)
-    names = tuple(f"hash_{i}" for i in range(hash_dim)) if kind == "hash" else table.features
+    names = tuple(f"hash_{i}" for i in range(hash_dim)) if kind == HASH else table.features
     return ContextMap(kind=kind, features=table.features, names=names + ((INTERCEPT,) if intercept else ()),
                       mean=mean, scale=scale, intercept=intercept, hash_dim=hash_dim)
 
@@ -133,7 +134,7 @@ class LoggedFit:
 
         With z = (x − m)/s, ⟨z, β⟩ + c = (c − Σ β_j m_j / s_j) + Σ (β_j / s_j) x_j.
         """
-        if self.contexts.kind == "hash":
+        if self.contexts.kind == HASH:
             return None
         p = len(self.contexts.features)
         rows: dict[str, list[float]] = {}
