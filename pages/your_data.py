@@ -195,7 +195,8 @@ def main() -> None:
     ctx, values = pagekit.page_start(
         "Your data: a semi-synthetic replay",
         "Bring a log of past decisions — who was treated (contexts), at which **dose**, with what **benefit** and "
-        "what **side effect**. The app fits Safety by Design's dose model to it, treats the fit as the truth, and replays "
+        "what **side effect**. The app fits Safety by Design's dose model to it, treats the fit as the truth, and "
+        "replays "
         "**HPC-UCB** (keeps each round's realized side effect below τ with probability 1 − δ) against "
         "**On-Expectation** (keeps only its mean below τ) and **ε-Greedy** on the log's own contexts.",
         "Your data", controls)
