@@ -40,6 +40,8 @@ MAX_SETTINGS_BYTES = 1 * 2**20
 MAX_BUNDLE_BYTES = 500 * 2**20
 MAX_MEMBERS = 10_000
 MAX_JSON_DEPTH = 20
+UNTAGGED_KINDS = ("dose", "conservative", "mv")
+"""The kinds of the first release, whose settings files may carry no ``kind`` (every file since is tagged)."""
 EXTRA_KINDS: dict[str, type] = {"preset": presets.PresetRun, "sweep": sweep.SweepSpec}
 """Settings kinds that are not one model's: a preset run and a sweep (the models' come from the registry)."""
 
@@ -212,9 +214,8 @@ def _guess_kind(data: Mapping[str, Any]) -> str:
     keys = set(data)
     names = {k: {x.name for x in dataclasses.fields(f.settings_cls)} for k, f in families.FAMILIES.items()}
     fits = [k for k, n in names.items() if keys <= n]
-    if len(fits) > 1:  # the tightest fit: the kind with the fewest fields the file does not set
-        fewest = min(len(names[k] - keys) for k in fits)
-        fits = [k for k in fits if len(names[k] - keys) == fewest]
+    if len(fits) > 1:  # files without a kind predate the tag: they come from the kinds that existed then
+        fits = [k for k in fits if k in UNTAGGED_KINDS] or fits
     if len(fits) != 1:
         raise SettingsError("kind", "given: these settings could belong to "
                             + (" or ".join(fits) if fits else "no model") + "; add \"kind\": one of "
