@@ -26,6 +26,9 @@ LINK_KEYS: dict[str, dict[str, str]] = {
                      "policies": "cb_policies_cmab"},
     "mv": {"K": "mv_K", "alpha": "mv_alpha", "mu0": "mv_mu0", "rho": "mv_rho", "T": "mv_T", "seeds": "mv_seeds",
            "policies": "mv_policies"},
+    "nonlinear": {"size": "nl_size", "d": "nl_d", "T": "nl_T", "seeds": "nl_seeds", "tau": "nl_tau",
+                  "delta": "nl_delta", "delta_prime": "nl_delta_prime", "kappa_r": "nl_kappa_r",
+                  "kappa_c": "nl_kappa_c"},
 }
 INTRO = (
     f"{len(lessons.SCENES)} short scenes for a class, one click each. Every scene runs a small, fixed setting, "

@@ -68,7 +68,9 @@ def test_the_dose_link_carries_the_scene_settings_under_the_dose_pages_keys():
     assert [v for k, v in params if k == "policies"] == ["HPC-UCB", "On-Expectation"]
 
 
-def test_a_model_without_a_page_says_so_instead_of_linking():
+def test_the_non_linear_scene_links_to_the_non_linear_page_with_its_settings():
     at = open_page(PAGE, {"scene": "nonlinear-set"})
-    assert not at.get("page_link") or all(link.proto.page != "nonlinear" for link in at.get("page_link"))
-    assert any("no page of its own" in c.value for c in at.caption)
+    link = at.get("page_link")[-1].proto
+    assert link.page == "nonlinear"
+    params = dict(parse_qsl(link.query_string))
+    assert params["nl_size"] == "64" and "nl_kappa_c" in params

@@ -18,7 +18,7 @@ PAGE = "pages/your_data.py"
 TIMEOUT = 180
 FIT_CHARTS = {"fit_plot", "residuals"}
 REPLAY_CHARTS = {"regret", "violations", "cost", "safe"}
-SHELL_KEYS = {"device", "precision", "base_seed"}
+SHELL_KEYS = {"device", "precision", "base_seed", "expert", "present"}
 PLAIN = (str, int, float, bool, list, tuple, type(None))
 pytestmark = pytest.mark.usefixtures("fresh_module_caches")
 
