@@ -33,7 +33,7 @@ run: $(STAMP)
 	$(BIN)/python -m streamlit run app.py --server.port $(PORT)
 
 test: $(STAMP)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n 2
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks
