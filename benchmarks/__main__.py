@@ -16,11 +16,16 @@ def main() -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks")
     parser.add_argument("--quick", action="store_true", help="smaller sizes, for a smoke run")
     parser.add_argument("--only", default=None, help="run only modules whose name contains this")
+    parser.add_argument("--gpu", action="store_true", help="only the GPU rows, each beside the CPU (benchmarks/gpu.py)")
     args = parser.parse_args()
     import benchmarks
 
     rows = []
-    for info in sorted(pkgutil.iter_modules(benchmarks.__path__), key=lambda i: i.name):
+    if args.gpu:
+        from benchmarks import gpu
+
+        rows = gpu.bench(args.quick)
+    for info in [] if args.gpu else sorted(pkgutil.iter_modules(benchmarks.__path__), key=lambda i: i.name):
         if not info.name.startswith("bench_") or (args.only and args.only not in info.name):
             continue
         mod = importlib.import_module(f"benchmarks.{info.name}")
