@@ -9,7 +9,11 @@ port, and stopped afterwards:
 - a reload / a second visitor with the same settings (served from the shared store);
 - a slider step (τ, δ, δ′, κ_c on the dose page; α on the conservative page; ρ on the mean-variance page);
 - T changed (fixed-length chunks with a masked tail: no compilation);
-- 8 sessions opening model pages at once on a fresh server, and 30 sessions on a warm one.
+- 8 sessions opening model pages at once on a fresh server, and 30 sessions on a warm one (30 Chromium
+  tabs on the same 2 cores as the server: the browsers' own rendering is part of what is timed).
+
+"Warm server": every model page visited once (its shapes compiled, its default run stored), the
+background warm-up off so that it does not compete with what is measured.
 
 Skipped with a note when Playwright or Chromium is missing.
 """
@@ -100,8 +104,10 @@ def bench(quick: bool) -> list[dict]:
                 rows.append(_row(f"first visit, {name} page (fresh server, compile cache warm)",
                                  _visit(pg, f"{url}/{name}"), 4.0))
                 pg.close()
-        with serve(logs / "warm.log", env={"SAFEBANDIT_CACHE_DIR": str(empty_cache)}) as url:
+        with serve(logs / "warm.log", env={"SAFEBANDIT_CACHE_DIR": str(empty_cache), "SAFEBANDIT_WARMUP": "0"}) as url:
             pg = browser.new_page()
+            for name in MODEL_PAGES:  # a warm server: every model page has been visited once
+                _visit(pg, f"{url}/{name}")
             _visit(pg, url + "/dose")
             rows.append(_row("reload, same settings (shared store)", _visit(pg, url + "/dose"), 1.0))
             steps = [_step(pg, label) for label in ("Cost limit τ", "Allowed violation probability δ",
