@@ -105,23 +105,6 @@ def cli_line(run: presets.PresetRun, ctx: shell.RunContext) -> str:
     return f"python -m safebandit_core replay --preset {run.preset} {size}{seed}{precision}"
 
 
-def shared(key: str, units: int, compute: Callable[[Callable[[float, str], None]], Any]) -> tuple[Any, bool, float]:
-    """``compute(progress)`` once per server through the shared store, with a progress bar while it runs."""
-    note = st.empty()
-
-    def work() -> Any:
-        bar = st.progress(0.0, text=live.COMPILING)
-        try:
-            return compute(lambda f, text: bar.progress(min(max(f, 0.0), 1.0), text=text))
-        finally:
-            bar.empty()
-
-    entry, stored = store.store().get_or_compute(key, work, heavy=units > store.HEAVY_WORK,
-                                                 on_wait=lambda m: note.info(m, icon=":material/hourglass:"))
-    note.empty()
-    return entry.value, stored, entry.seconds
-
-
 def compute(run: presets.PresetRun, dev: str, progress: Callable[[float, str], None]) -> dict[str, Any]:
     """Run the preset; keep the result with the views the page draws on every rerun."""
     result = presets.run_preset(run, device=dev, progress=progress)
@@ -166,7 +149,8 @@ def crossover(result: presets.PresetResult, cell: int, ctx: shell.RunContext) ->
     if st.session_state.get(CROSSOVER_KEY) != key and store.store().peek(key) is None:
         return
     units = 2 * s.seeds * sum(horizons)
-    frame, _, _ = shared(key, units, lambda tick: sweep.over_horizons(s, horizons, device=ctx.device, progress=tick))
+    frame, _, _ = live.shared(key, units,
+                              lambda tick: sweep.over_horizons(s, horizons, device=ctx.device, progress=tick))
     st.plotly_chart(vr.horizons_figure(frame), key="crossover")
     st.caption("Left: default-arm pulls N₀ at the end of each run; right: the cumulative regret. Where the lines "
                "cross, the cheaper policy changes; the bars are 95 % intervals over seeds.")
@@ -229,7 +213,7 @@ def main() -> None:
                 "once).", icon=":material/science:")
         return
     units = run.seeds * run.T * p.n_cells * len(p.sweeps[0].policies)
-    out = forms.settings_or_error(FORM, lambda: shared(key, units, lambda tick: compute(run, ctx.device, tick)))
+    out = forms.settings_or_error(FORM, lambda: live.shared(key, units, lambda tick: compute(run, ctx.device, tick)))
     if out is not None:
         show(run, *out, ctx)
 

@@ -129,23 +129,6 @@ def build(v: dict[str, Any], ctx: shell.RunContext) -> sweep.SweepSpec:
     return spec
 
 
-def shared(key: str, units: int, compute: Callable[[Callable[[float, str], None]], Any]) -> tuple[Any, bool, float]:
-    """``compute(progress)`` once per server through the shared store, with a progress bar while it runs."""
-    note = st.empty()
-
-    def work() -> Any:
-        bar = st.progress(0.0, text=live.COMPILING)
-        try:
-            return compute(lambda f, text: bar.progress(min(max(f, 0.0), 1.0), text=text))
-        finally:
-            bar.empty()
-
-    entry, stored = store.store().get_or_compute(key, work, heavy=units > store.HEAVY_WORK,
-                                                 on_wait=lambda m: note.info(m, icon=":material/hourglass:"))
-    note.empty()
-    return entry.value, stored, entry.seconds
-
-
 def phase_diagrams(spec: sweep.SweepSpec, per_cell: pd.DataFrame) -> dict[str, Any]:
     """Every heatmap of :data:`HEATMAPS` whose column the cell summary has, by name."""
     fx, fy = spec.axes
@@ -196,7 +179,7 @@ def main() -> None:
         return
     n = sweep.sizes(spec)
     units = n["cells"] * n["policies"] * n["seeds"] * n["T"]
-    out = forms.settings_or_error(FORM, lambda: shared(store.key_of(spec, ctx.device), units,
+    out = forms.settings_or_error(FORM, lambda: live.shared(store.key_of(spec, ctx.device), units,
                                                        lambda tick: sweep.run_sweep(spec, ctx.device, progress=tick)))
     if out is not None:
         show(spec, *out)

@@ -8,7 +8,6 @@ regret over horizons for GenCB and ConUCB (One-size-fits-all, Theorem 1).
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
 from typing import Any
 
 import pandas as pd
@@ -32,23 +31,6 @@ def controls(ctx: shell.RunContext) -> dict[str, Any]:
     values = {"T": integer("T", "The longest horizon; the regret curve runs to it and the horizons end at it."),
               "seeds": integer("seeds", "Independent runs; the curves are their mean.")}
     return {**values, "base_seed": ctx.base_seed, "precision": ctx.precision}
-
-
-def shared(key: str, units: int, compute: Callable[[Callable[[float, str], None]], Any]) -> tuple[Any, bool, float]:
-    """``compute(progress)`` once per server through the shared store, with a progress bar while it runs."""
-    note = st.empty()
-
-    def work() -> Any:
-        bar = st.progress(0.0, text=live.COMPILING)
-        try:
-            return compute(lambda f, text: bar.progress(min(max(f, 0.0), 1.0), text=text))
-        finally:
-            bar.empty()
-
-    entry, stored = store.store().get_or_compute(key, work, heavy=units > store.HEAVY_WORK,
-                                                 on_wait=lambda m: note.info(m, icon=":material/hourglass:"))
-    note.empty()
-    return entry.value, stored, entry.seconds
 
 
 def growth(horizons: pd.DataFrame, column: str) -> str:
@@ -96,7 +78,7 @@ def main() -> None:
         "Theory overlays", controls)
     key = store.key_of({"theory": v}, ctx.device)
     units = v["seeds"] * v["T"] * (len(DOSE.policies) + 2 * len(presets.THEORY_GENCB.policies))
-    out = forms.settings_or_error(None, lambda: shared(key, units, lambda tick: presets.run_theory(
+    out = forms.settings_or_error(None, lambda: live.shared(key, units, lambda tick: presets.run_theory(
         v["T"], v["seeds"], v["base_seed"], v["precision"], ctx.device, progress=tick)))
     if out is None:
         return

@@ -83,6 +83,24 @@ def run(settings: Any, ctx: shell.RunContext, redraw: Callable[[Run], None] | No
     return entry.value, stored, entry.seconds
 
 
+def shared(key: str, units: int, compute: Callable[[Callable[[float, str], None]], Any]) -> tuple[Any, bool, float]:
+    """``compute(progress)`` once per server through the shared store, with a progress bar while it runs; for the
+    results that are not one model run (a preset, a sweep, the theory overlays). Returns (value, stored, seconds)."""
+    note = st.empty()
+
+    def work() -> Any:
+        bar = st.progress(0.0, text=COMPILING)
+        try:
+            return compute(lambda f, text: bar.progress(min(max(f, 0.0), 1.0), text=text))
+        finally:
+            bar.empty()
+
+    entry, stored = store.store().get_or_compute(key, work, heavy=units > store.HEAVY_WORK,
+                                                 on_wait=lambda m: note.info(m, icon=":material/hourglass:"))
+    note.empty()
+    return entry.value, stored, entry.seconds
+
+
 def caption(run_: Run, from_store: bool, seconds: float) -> str:
     """The status line: device, precision, size and time of the run, and whether it was shared."""
     s = run_.settings
