@@ -7,7 +7,8 @@ port, and stopped afterwards:
 - first visit of each model page on a fresh server whose persistent compile cache is warm;
 - the first-ever visit (an empty compile cache, as on a new machine);
 - a reload / a second visitor with the same settings (served from the shared store);
-- a slider step (τ, δ, δ′, κ_c on the dose page; α on the conservative page; ρ on the mean-variance page);
+- a slider step (τ, δ, κ_r, κ_c on the dose page — δ′ sits behind *Expert settings*; α on the conservative
+  page; ρ on the mean-variance page);
 - T changed (fixed-length chunks with a masked tail: no compilation);
 - 8 sessions opening model pages at once on a fresh server, and 30 sessions on a warm one (30 Chromium
   tabs on the same 2 cores as the server: the browsers' own rendering is part of what is timed).
@@ -111,8 +112,8 @@ def bench(quick: bool) -> list[dict]:
             _visit(pg, url + "/dose")
             rows.append(_row("reload, same settings (shared store)", _visit(pg, url + "/dose"), 1.0))
             steps = [_step(pg, label) for label in ("Cost limit τ", "Allowed violation probability δ",
-                                                    "Estimation confidence δ′", "Cost noise κ_c")]
-            rows.append(_row("a slider step on the dose page (τ, δ, δ′, κ_c; slowest)", max(steps), 0.7,
+                                                    "Reward noise κ_r", "Cost noise κ_c")]
+            rows.append(_row("a slider step on the dose page (τ, δ, κ_r, κ_c; slowest)", max(steps), 0.7,
                              f"median {statistics.median(steps):.2f} s"))
             start = time.perf_counter()
             pg.goto(url + "/dose?T=2500")

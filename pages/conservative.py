@@ -138,7 +138,7 @@ def build_settings(values: dict[str, Any], ctx: shell.RunContext) -> Conservativ
 def main_figures(frame: pd.DataFrame, best: float, T: int, zoom: float) -> dict[str, go.Figure]:
     """The charts that update live, by slot name."""
     window = vc.early_window(T, zoom / 100)
-    return {"regret": pins.overlay(vc.regret_figure(frame, best), "conservative"),
+    return {"regret": vc.regret_figure(frame, best),
             "zoom": vc.zoom_figure(frame, best, window),
             "reward": vc.reward_figure(frame), "slack": vc.slack_figure(frame),
             "default_pulls": vc.default_pulls_figure(frame)}
@@ -235,11 +235,12 @@ def main() -> None:
         slots, main_figures(families.tidy(r, FIELDS), best, s.T, zoom), f"-live-{r.t_done}"))
     frame, summary = families.tidy(run, FIELDS), families.summary(run)
     status.caption(live.caption(run, shared, seconds))
-    pagekit.draw_charts(slots, main_figures(frame, best, s.T, zoom))
+    pagekit.draw_charts(slots, pins.overlay_all(main_figures(frame, best, s.T, zoom), "conservative"))
     sentences(slots, s, frame, summary, best, zoom)
     pagekit.conservative_summary(summary["label"], summary, "regret", "cum_regret")
     crossover(s, ctx)
-    tools.panel("conservative", run, summary, tools.conservative_steps(run))
+    tools.panel("conservative", run, summary, tools.conservative_steps(run),
+                lambda: main_figures(frame, best, s.T, zoom))
     downloads.downloads(s, lambda: families.tidy(run), f"conservative_{s.problem}_T{s.T}_K{s.K}_seed{s.base_seed}",
                         "cb_", summary=summary, figures=lambda: main_figures(frame, best, s.T, zoom),
                         extra=lambda: pins.export("conservative"), device=run.device, precision=run.precision)

@@ -67,8 +67,6 @@ def controls(ctx: shell.RunContext) -> dict[str, Any]:
     st.markdown("**The safety rule**")
     v["tau"] = slider("tau", "The cost of a round (e.g. a side effect) must stay below τ.")
     v["delta"] = slider("delta", "A round may exceed τ with probability at most δ.")
-    v["delta_prime"] = slider("delta_prime", "The learner's estimates hold with probability 1 − δ′; smaller is "
-                                             "more cautious.")
     st.markdown("**Noise and size**")
     v["kappa_r"] = slider("kappa_r", "Standard deviation of the reward noise, before scaling by g(α).")
     v["kappa_c"] = slider("kappa_c", "Standard deviation of the cost noise, before scaling by g(α). Larger noise "
@@ -98,7 +96,9 @@ def controls(ctx: shell.RunContext) -> dict[str, Any]:
                                          format_func=LABELS.get, bind="query-params",
                                          help="All policies see the same contexts and noise."))
     v["eps"] = slider("eps", "ε-Greedy plays the round-1 safe dose with probability ε.")
-    with st.expander("Advanced"):
+    with st.container(key=shell.EXPERT_BOX.format("dose")), st.expander("Estimation (expert)"):
+        v["delta_prime"] = slider("delta_prime", "The learner's estimates hold with probability 1 − δ′; smaller is "
+                                                 "more cautious.")
         v["S"] = number("S", "The algorithms' assumed bound on the parameter norms (the truth has norm 1).")
         v["L"] = number("L", "The algorithms' assumed bound on the context norm (contexts have norm 1).")
         v["lam"] = number("lam", "Ridge regularisation of the estimates.")
@@ -126,7 +126,7 @@ def tidy(run: Run) -> tuple[pd.DataFrame, pd.DataFrame]:
 def main_figures(s: DoseSettings, frame: pd.DataFrame, summary: pd.DataFrame, band: str = "std"
                  ) -> dict[str, go.Figure]:
     """The charts that update live, by slot name."""
-    return {"regret": pins.overlay(vd.regret_figure(frame, band=band), "dose"),
+    return {"regret": vd.regret_figure(frame, band=band),
             "violations": vd.violation_figure(summary, s.delta), "cost": vd.cost_figure(frame, s.tau),
             "safe": vd.safe_interval_figure(frame)}
 
@@ -134,7 +134,7 @@ def main_figures(s: DoseSettings, frame: pd.DataFrame, summary: pd.DataFrame, ba
 def draw_main(slots: dict[str, Any], s: DoseSettings, frame: pd.DataFrame, summary: pd.DataFrame, band: str,
               suffix: str = "") -> None:
     """The charts that update live (and stay as the final view): unique keys per live update."""
-    pagekit.draw_charts(slots, main_figures(s, frame, summary, band), suffix)
+    pagekit.draw_charts(slots, pins.overlay_all(main_figures(s, frame, summary, band), "dose"), suffix)
 
 
 def layout() -> tuple[dict[str, Any], str]:
@@ -239,7 +239,7 @@ def main() -> None:
         slots["regret_text"].markdown(captions.regret_order(summary, s.T))
         slack_and_table(s, frame, summary)
         round_inspector(s, frame)
-        tools.panel("dose", run, summary, tools.dose_steps(run))
+        tools.panel("dose", run, summary, tools.dose_steps(run), lambda: main_figures(s, frame, summary, band))
         downloads.downloads(s, lambda: families.tidy(run), f"dose_T{s.T}_d{s.d}_seed{s.base_seed}", summary=summary,
                             figures=lambda: {**main_figures(s, frame, summary, band), "slack": vd.slack_figure(frame)},
                             extra=lambda: pins.export("dose"), device=run.device, precision=run.precision)

@@ -102,7 +102,7 @@ def build_settings(values: dict[str, Any], ctx: shell.RunContext) -> MVSettings:
 def main_figures(s: MVSettings, frame: pd.DataFrame, arms: pd.DataFrame, zoom: float) -> dict[str, go.Figure]:
     """The charts that update live, by slot name."""
     best, window = mv.best_mv(s), vc.early_window(s.T, zoom / 100)
-    return {"regret": pins.overlay(vm.regret_figure(frame, best), "mv"), "zoom": vm.zoom_figure(frame, best, window),
+    return {"regret": vm.regret_figure(frame, best), "zoom": vm.zoom_figure(frame, best, window),
             "slack": vm.slack_figure(frame), "default_pulls": vm.default_pulls_figure(frame),
             "arms": vm.arms_figure(arms, s.rho, LABELS)}
 
@@ -204,7 +204,7 @@ def main() -> None:
     run, shared, seconds = live.run(s, ctx, lambda r: draw_main(slots, s, r, zoom, suffix=f"-live-{r.t_done}"))
     frame, summary, arms = families.tidy(run, FIELDS), families.summary(run), mv.arm_table(run)
     status.caption(live.caption(run, shared, seconds))
-    pagekit.draw_charts(slots, main_figures(s, frame, arms, zoom))
+    pagekit.draw_charts(slots, pins.overlay_all(main_figures(s, frame, arms, zoom), "mv"))
     neg = vm.negative_slack(frame)
     condition.markdown(vm.condition_sentence(assumption_ok(s.alpha, s.mu0, s.rho), need(s.alpha, s.mu0), s.rho, neg,
                                              LABELS["mvcucb"]))
@@ -212,7 +212,7 @@ def main() -> None:
         verdict(neg)
     sentences(slots, s, frame, summary, zoom)
     pagekit.conservative_summary(summary["label"], summary, "T·R̃", "regret")
-    tools.panel("mv", run, summary)
+    tools.panel("mv", run, summary, None, lambda: main_figures(s, frame, arms, zoom))
     downloads.downloads(s, lambda: families.tidy(run), f"mean_variance_T{s.T}_K{s.K}_rho{s.rho:g}_seed{s.base_seed}",
                         "mv_", summary=summary, figures=lambda: main_figures(s, frame, arms, zoom),
                         extra=lambda: pins.export("mv"), device=run.device, precision=run.precision)

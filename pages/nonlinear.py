@@ -115,7 +115,7 @@ def tidy(run: Run) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 def main_figures(s: nl.NonlinearSettings, frame: pd.DataFrame, summary: pd.DataFrame) -> dict[str, go.Figure]:
     """The charts that update live, by slot name."""
-    return {"regret": pins.overlay(vd.regret_figure(frame), "nonlinear"),
+    return {"regret": vd.regret_figure(frame),
             "violations": vd.violation_figure(summary, s.delta), "sets": vn.set_size_figure(frame, s.size)}
 
 
@@ -146,7 +146,7 @@ def texts(s: nl.NonlinearSettings, summary: pd.DataFrame) -> dict[str, str]:
 def draw_main(slots: dict[str, Any], s: nl.NonlinearSettings, frame: pd.DataFrame, summary: pd.DataFrame,
               suffix: str = "") -> None:
     """The live charts (and, once finished, their sentences): unique keys per live update."""
-    pagekit.draw_charts(slots, main_figures(s, frame, summary), suffix)
+    pagekit.draw_charts(slots, pins.overlay_all(main_figures(s, frame, summary), "nonlinear"), suffix)
     for name, text in texts(s, summary).items():
         slots[f"{name}_text"].markdown(text)
 
@@ -241,7 +241,7 @@ def main() -> None:
         status.caption(live.caption(run, shared, seconds))
         draw_main(slots, s, frame, summary)
         candidates(s, run)
-        tools.panel("nonlinear", run, summary, tools.dose_steps(run))
+        tools.panel("nonlinear", run, summary, tools.dose_steps(run), lambda: main_figures(s, frame, summary))
         downloads.downloads(s, lambda: families.tidy(run), f"nonlinear_{s.function_class}_F{s.size}_T{s.T}_d{s.d}"
                             f"_seed{s.base_seed}", summary=summary, figures=lambda: main_figures(s, frame, summary),
                             extra=lambda: pins.export("nonlinear"), device=run.device, precision=run.precision)

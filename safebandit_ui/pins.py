@@ -1,13 +1,15 @@
 """Pin and compare: keep up to three runs of a page as faded overlays and "before → after" numbers.
 
 A teacher pins a run, changes one control, and the class sees what moved: every pinned run is
-drawn faded and dashed on the regret chart, and the summary table shows each number as
-``pinned → now (Δ)``. Pins are plain data in the session (settings, summary rows, a
-downsampled curve per policy), never JAX arrays; they go into the export bundle as ``pins.json``.
+drawn faded (dashed lines, pale bars) on every chart of the page that it was pinned with, and the
+summary table shows each number as ``pinned → now (Δ)``. Pins are plain data in the session
+(settings, summary rows, each chart's traces downsampled), never JAX arrays; they go into the
+export bundle as ``pins.json``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -47,11 +49,39 @@ def difference(a: dict[str, Any], b: dict[str, Any]) -> str:
     return ", ".join(f"{k}={a[k]}" for k in keys[:4]) + (" …" if len(keys) > 4 else "") if keys else "same settings"
 
 
-def pin(kind: str, run: Any, summary: pd.DataFrame) -> None:
-    """Keep this run as a pin of ``kind`` (the oldest goes when there are already three)."""
+KEEP = ("type", "x", "y", "xaxis", "yaxis", "name", "mode", "orientation")
+
+
+def _thin(values: Any) -> Any:
+    """A trace's x or y as a plain list, at most :data:`CURVE_POINTS` values (evenly spaced)."""
+    if values is None or isinstance(values, (str, dict)):
+        return values
+    arr = np.asarray(values)
+    if arr.ndim != 1 or arr.size <= CURVE_POINTS or arr.dtype.kind not in "iuf":
+        return arr.tolist()
+    return arr[np.unique(np.linspace(0, arr.size - 1, CURVE_POINTS).round().astype(int))].tolist()
+
+
+def traces_of(figures: Mapping[str, go.Figure]) -> dict[str, list[dict[str, Any]]]:
+    """Each chart's traces as plain, downsampled dicts (what a pin keeps of a page's charts)."""
+    out = {}
+    for name, fig in figures.items():
+        rows = []
+        for tr in fig.to_plotly_json()["data"]:
+            kept = {k: tr[k] for k in KEEP if k in tr}
+            if "x" in kept and "y" in kept and len(np.atleast_1d(kept["x"])) == len(np.atleast_1d(kept["y"])):
+                kept["x"], kept["y"] = _thin(kept["x"]), _thin(kept["y"])
+            rows.append(kept)
+        out[name] = rows
+    return out
+
+
+def pin(kind: str, run: Any, summary: pd.DataFrame, figures: Callable[[], Mapping[str, go.Figure]] | None = None
+        ) -> None:
+    """Keep this run (and its charts' traces) as a pin of ``kind``; the oldest goes when there are already three."""
     pins = _store().setdefault(kind, [])
     pins.append({"settings": to_dict(run.settings), "summary": summary.to_dict(orient="records"),
-                 "curves": _curves(run)})
+                 "curves": _curves(run), "charts": traces_of(figures()) if figures else {}})
     del pins[:-MAX_PINS]
 
 
@@ -60,10 +90,11 @@ def clear(kind: str) -> None:
     _store().pop(kind, None)
 
 
-def controls(kind: str, run: Any, summary: pd.DataFrame) -> None:
+def controls(kind: str, run: Any, summary: pd.DataFrame,
+             figures: Callable[[], Mapping[str, go.Figure]] | None = None) -> None:
     """The *Pin this run* and *Clear pins* buttons, and what is pinned now."""
     left, right = st.columns(2)
-    left.button("📌 Pin this run", key=f"{kind}_pin", on_click=pin, args=(kind, run, summary),
+    left.button("📌 Pin this run", key=f"{kind}_pin", on_click=pin, args=(kind, run, summary, figures),
                 help="Keep this run as a faded overlay and as the 'before' of every number, then change a control.")
     have = pinned(kind)
     right.button(f"Clear pins ({len(have)})", key=f"{kind}_unpin", on_click=clear, args=(kind,), disabled=not have)
@@ -73,12 +104,29 @@ def controls(kind: str, run: Any, summary: pd.DataFrame) -> None:
 
 
 def overlay(fig: go.Figure, kind: str) -> go.Figure:
-    """The figure with every pinned run's mean cumulative regret drawn faded and dashed."""
+    """The figure with every pinned run's mean cumulative regret drawn faded and dashed (for a chart that was
+    not pinned with its traces)."""
     for i, p in enumerate(pinned(kind), 1):
         for label, c in p["curves"].items():
             fig.add_trace(go.Scatter(x=c["t"], y=c["y"], mode="lines", name=f"{label} (pin {i})", opacity=0.45,
                                      line={"dash": "dash", "width": 1.5}, hoverinfo="skip"))
     return fig
+
+
+def overlay_all(figures: dict[str, go.Figure], kind: str) -> dict[str, go.Figure]:
+    """Every chart with the same chart of every pin drawn over it, faded: dashed lines and pale bars."""
+    for i, p in enumerate(pinned(kind), 1):
+        for name, traces in p.get("charts", {}).items():
+            fig = figures.get(name)
+            if fig is None:
+                continue
+            for tr in traces:
+                faded = {**tr, "name": f"{tr.get('name', '')} (pin {i})", "opacity": 0.4, "showlegend": False,
+                         "hoverinfo": "skip", "legendgroup": f"pin{i}"}
+                if tr.get("type", "scatter") in ("scatter", "scattergl"):
+                    faded["line"] = {"dash": "dash", "width": 1.2}
+                fig.add_trace(faded)
+    return figures
 
 
 def compare(kind: str, summary: pd.DataFrame, columns: dict[str, str]) -> pd.DataFrame | None:

@@ -31,7 +31,11 @@ EXPERT_KEY = "expert"
 PRESENT_PAGE = "pages/present.py"
 MODEL_PARAM = "model"
 COMPUTE_BOX = "compute_settings"
-HIDE_COMPUTE = f"<style>.st-key-{COMPUTE_BOX} {{display: none;}}</style>"
+EXPERT_BOX = "expert_{}"
+"""A page's estimation settings (δ′, S, L, λ, …) sit in a container keyed ``expert_<page>``: shown with *Expert
+settings* only, like the compute settings."""
+HIDE_COMPUTE = (f"<style>.st-key-{COMPUTE_BOX}, [class*='st-key-{EXPERT_BOX.format('')}'] {{display: none;}}"
+                "</style>")
 """Without *Expert settings* the compute widgets are still drawn (so their values, URL binding and keys work
 as ever) but not shown."""
 PRESENT_WORDS = ("1", "yes", "on")
@@ -75,8 +79,9 @@ def render_sidebar() -> RunContext:
                                  "no controls but the model and the audience's scenario.")
         linked = any(k in st.query_params for k in (PRECISION_KEY, SEED_KEY))
         expert = st.toggle("Expert settings", value=linked, key=EXPERT_KEY,
-                           help="Show the compute settings: device, precision, base seed. Hidden, they keep "
-                                "their values and their place in the URL.")
+                           help="Show the compute settings (device, precision, base seed) and each page's estimation "
+                                "settings (δ′, the bounds S and L, λ). Hidden, they keep their values and their "
+                                "place in the URL.")
         with st.container(key=COMPUTE_BOX):
             st.markdown("**Compute**")
             st.selectbox("Device", list(labels), format_func=labels.__getitem__, key=DEVICE_KEY,

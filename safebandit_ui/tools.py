@@ -8,7 +8,7 @@ thing bigger, with the time this server expects it to take.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import pandas as pd
@@ -16,6 +16,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from safebandit_core import captions, cli, families
+from safebandit_core.dose import ellipse
 from safebandit_core.viz import steps
 
 from . import pins, store
@@ -55,10 +56,27 @@ def command(settings: Any) -> None:
         st.caption(f"About {captions.number(est, 2)} s on this machine at this size, by the last run of this model.")
 
 
-def panel(kind: str, run: Any, summary: pd.DataFrame, steps: Callable[[str, int], go.Figure] | None = None) -> None:
-    """Pins with their before → after table, the step-through (``steps(label, seed)``) and the command line."""
+def ellipse_steps(run: Any) -> Callable[[str, int], go.Figure] | None:
+    """For a two-dimensional dose run: the cost estimate's confidence ellipse shrinking round by round."""
+    if getattr(run.settings, "d", None) != 2 or run.kind != "dose":
+        return None
+
+    def fig(label: str, seed: int) -> go.Figure:
+        policy = run.policies[run.labels.index(label)]
+        stops = steps.frame_rounds(run.settings.T, steps.MAX_FRAMES)
+        data = ellipse.ellipses(run, policy, seed - run.settings.base_seed, stops)
+        return steps.ellipse_steps(data, f"{label}, seed {seed}:")
+
+    return fig
+
+
+def panel(kind: str, run: Any, summary: pd.DataFrame, steps: Callable[[str, int], go.Figure] | None = None,
+          figures: Callable[[], Mapping[str, go.Figure]] | None = None) -> None:
+    """Pins with their before → after table, the step-through (``steps(label, seed)``), for d = 2 the
+    confidence ellipse of the cost estimate, and the command line. ``figures()`` gives the page's charts
+    as a pin keeps them (drawn faded over every chart afterwards, :func:`.pins.overlay_all`)."""
     st.subheader("Compare, step through, go bigger")
-    pins.controls(kind, run, summary)
+    pins.controls(kind, run, summary, figures)
     table = pins.compare(kind, summary, {c: n for c, n in COMPARE.items() if c in summary})
     if table is not None:
         st.markdown("Pinned → now (change):")
@@ -72,4 +90,10 @@ def panel(kind: str, run: Any, summary: pd.DataFrame, steps: Callable[[str, int]
             if st.toggle("Show the animation", key=f"{kind}_steps_on",
                          help="Built once; ▶ Play runs in your browser, the server does nothing while it plays."):
                 st.plotly_chart(steps(label, int(seed)), key=f"{kind}_steps")
+                shrink = ellipse_steps(run)
+                if shrink is not None:
+                    st.markdown("With d = 2 the estimate of the cost parameter μ* is a point in the plane, and the "
+                                "set of parameters the data still allow is an ellipse: HPC-UCB doses as if the "
+                                "worst of them were true. It shrinks around μ* as informative rounds come in.")
+                    st.plotly_chart(shrink(label, int(seed)), key=f"{kind}_ellipse")
     command(run.settings)

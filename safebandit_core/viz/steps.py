@@ -30,7 +30,7 @@ def _thin(rows: pd.DataFrame, keep: np.ndarray | None = None, max_points: int = 
     return rows.iloc[idx]
 
 
-def _stops(T: int, max_frames: int) -> np.ndarray:
+def frame_rounds(T: int, max_frames: int = MAX_FRAMES) -> np.ndarray:
     """Rounds at which the animation shows a frame: early rounds densely (learning is fast there), the rest evenly."""
     early = np.unique(np.geomspace(1, max(1, T), max_frames // 2).round().astype(int))
     even = np.linspace(1, T, max_frames - early.size).round().astype(int)
@@ -56,7 +56,7 @@ def dose_steps(rows: pd.DataFrame, tau: float, title: str = "", max_frames: int 
     """One seed and policy of the dose model, stepped: ``rows`` has ``t, alpha, est_upper, true_upper, cost``."""
     rows = rows.sort_values("t")
     T = int(rows["t"].iloc[-1])
-    stops = _stops(T, max_frames)
+    stops = frame_rounds(T, max_frames)
     viol = np.cumsum(rows["cost"].to_numpy() > tau)
     rows = _thin(rows, rows["cost"].to_numpy() > tau)
     t_shown = rows["t"].to_numpy()
@@ -101,7 +101,7 @@ def conservative_steps(rows: pd.DataFrame, title: str = "", max_frames: int = MA
     """One seed of a conservative policy, stepped: ``rows`` has ``t, cum_reward, baseline_line, default``."""
     rows = rows.sort_values("t")
     T = int(rows["t"].iloc[-1])
-    stops = _stops(T, max_frames)
+    stops = frame_rounds(T, max_frames)
     pulls = np.cumsum(rows["default"].to_numpy().astype(int))
     rows = _thin(rows)
     t_shown = rows["t"].to_numpy()
@@ -126,4 +126,33 @@ def conservative_steps(rows: pd.DataFrame, title: str = "", max_frames: int = MA
     fig.update_layout(title={"text": f"{title} round 1", "x": 0.0}, height=420, margin={"t": 110, "l": 50, "r": 10},
                       xaxis={"range": [0, T + 1], "title": "round t"}, yaxis={"range": [0, top], "title": "reward"},
                       legend={"orientation": "h", "y": -0.2}, **_controls(stops))
+    return fig
+
+
+def ellipse_steps(data: dict, title: str = "") -> go.Figure:
+    """The cost estimate μ̂_t and its confidence ellipse at each frame's round (d = 2), with the true μ* fixed.
+
+    ``data`` is :func:`safebandit_core.dose.ellipse.ellipses`' result; the frames play in the browser.
+    """
+    outlines, centers, mu = data["outlines"], data["centers"], data["mu"]
+    pad = 0.1 + float(max(np.abs(outlines[-1]).max(), np.abs(mu).max()))
+    span = min(float(np.abs(outlines).max()), 4 * pad)
+
+    def traces(j: int) -> list[go.Scatter]:
+        return [go.Scatter(x=outlines[j][:, 0], y=outlines[j][:, 1], mode="lines", name="confidence ellipse",
+                           line={"color": "#1f77b4"}, fill="toself", fillcolor="rgba(31,119,180,0.12)"),
+                go.Scatter(x=[centers[j][0]], y=[centers[j][1]], mode="markers", name="estimate μ̂_t",
+                           marker={"size": 9, "color": "#1f77b4"}),
+                go.Scatter(x=[mu[0]], y=[mu[1]], mode="markers", name="true μ*",
+                           marker={"size": 12, "color": TRUTH_COLOR, "symbol": "star"})]
+
+    fig = go.Figure(data=traces(0))
+    fig.frames = [go.Frame(data=traces(j), traces=[0, 1, 2], name=str(t),
+                           layout={"title": {"text": f"{title} round {t:,}: β = {data['beta'][j]:.2f}"}})
+                  for j, t in enumerate(data["rounds"])]
+    stops = np.asarray(data["rounds"])
+    fig.update_layout(title={"text": f"{title} round {stops[0]:,}", "x": 0.0}, height=460,
+                      margin={"t": 110, "l": 50, "r": 10}, legend={"orientation": "h", "y": -0.15},
+                      xaxis={"range": [-span, span], "title": "μ₁", "scaleanchor": "y"},
+                      yaxis={"range": [-span, span], "title": "μ₂"}, **_controls(stops))
     return fig

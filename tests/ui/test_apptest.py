@@ -249,9 +249,12 @@ def test_pin_then_change_shows_before_after_and_a_faded_overlay():
     at.slider(key="tau").set_value(0.3).run()
     assert not at.exception
     assert [c.value for c in at.caption if c.value.startswith("Pin ")] == ["Pin 1: tau=0.5"]
-    regret = charts(at)["regret"]
-    assert [t["name"] for t in regret["data"] if "(pin 1)" in t["name"]] == [
-        "HPC-UCB (pin 1)", "On-Expectation (pin 1)", "ε-Greedy (pin 1)"]
+    shown = charts(at)
+    pinned = {t["name"] for t in shown["regret"]["data"] if "(pin 1)" in t["name"]}
+    assert {"HPC-UCB (pin 1)", "On-Expectation (pin 1)", "ε-Greedy (pin 1)"} <= pinned
+    for name in ("violations", "cost", "safe"):  # every chart carries the pin, faded
+        faded = [t for t in shown[name]["data"] if "(pin 1)" in t.get("name", "")]
+        assert faded and all(t["opacity"] == 0.4 for t in faded), name
     table = next(df.value for df in at.dataframe if "pin" in df.value.columns)
     assert len(table) == 3 and all("→" in v for v in table["regret (mean)"])
     at.button(key="dose_unpin").click().run()
@@ -266,3 +269,11 @@ def test_step_through_is_client_side_frames_and_the_command_line_is_shown():
     assert len(fig["frames"]) >= 20 and fig["layout"]["updatemenus"][0]["buttons"][0]["method"] == "animate"
     line = at.code[0].value
     assert line.startswith("python -m safebandit_core dose --policy all --T 1000")
+
+
+def test_with_two_dimensions_the_step_through_also_shows_the_confidence_ellipse_shrinking():
+    at = dose_page(d=2)
+    at.toggle(key="dose_steps_on").set_value(True).run()
+    assert not at.exception
+    fig = charts(at)["dose_ellipse"]
+    assert len(fig["frames"]) >= 20 and fig["layout"]["xaxis"]["title"]["text"] == "μ₁"
