@@ -15,7 +15,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from safebandit_core import sweep
+from safebandit_core import captions, sweep
 
 from . import forms, shell, store
 
@@ -79,7 +79,7 @@ def conservative_summary(policy: Iterable[str], summary: pd.DataFrame, regret: s
         mean: summary[f"{column}_mean"],
         f"final {regret} (min – max)": [f"{lo:.2f} – {hi:.2f}" for lo, hi in
                                         zip(summary[f"{column}_min"], summary[f"{column}_max"], strict=True)],
-        "min slack": summary["min_slack"],
+        "min slack": [0.0 if captions.is_round_off(v) else v for v in summary["min_slack"].astype(float)],
     })
     number_table(table, {"default pulls N₀(T) (mean)": "%.1f", mean: "%.2f", "min slack": "%.4g"})
 
