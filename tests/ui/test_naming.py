@@ -1,4 +1,4 @@
-"""The papers are named by their short titles where people read: no "Seed 000" / "Seed 001" on a page or in the README."""
+"""The papers go by their short titles where people read: no "Seed 000" / "Seed 001" on a page or in the README."""
 
 from __future__ import annotations
 
