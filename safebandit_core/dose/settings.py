@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import jax
 import jax.numpy as jnp
@@ -27,6 +27,36 @@ MAX_T = 1_000_000
 MAX_SEEDS = 1000
 GRID_FIELDS = ("tau", "delta", "delta_prime", "kappa_r", "kappa_c", "S", "L", "lam", "eps", "g_power", "g_ec50",
                "g_hill")
+
+
+def check_numbers(tau: float, delta: float, delta_prime: float, kappa_r: float, kappa_c: float, eps: float,
+                  g: str, g_power: float = 2.0, g_ec50: float = 0.5, g_hill: float = 2.0) -> None:
+    """The numbers of the safety rule, the noise, ε and the dose curve (shared by every dose-type model)."""
+    check_positive("tau", tau)
+    check_open_unit("delta", delta)
+    check_open_unit("delta_prime", delta_prime)
+    check_nonnegative("kappa_r", kappa_r)
+    check_nonnegative("kappa_c", kappa_c)
+    if not (isinstance(eps, (int, float)) and 0.0 <= eps <= 1.0):
+        raise SettingsError("eps", "in [0, 1]", eps)
+    curves.validate(g, g_power, g_ec50, g_hill)
+
+
+def check_rule(s: Any, max_d: int, max_t: int, max_seeds: int) -> None:
+    """The fields every dose-type settings class shares: policies, d, T, seeds, base seed, the numbers of
+    :func:`check_numbers` and the precision; :class:`SettingsError` names the first out of range."""
+    if not s.policies:
+        raise SettingsError("policies", "at least one of " + ", ".join(NAMES))
+    for name in s.policies:
+        check_choice("policy", name, NAMES)
+    if len(set(s.policies)) != len(s.policies):
+        raise SettingsError("policies", "a list without repeats", list(s.policies))
+    check_int_range("d", s.d, 1, max_d)
+    check_int_range("T", s.T, 1, max_t)
+    check_int_range("seeds", s.seeds, 1, max_seeds)
+    check_int_range("base_seed", s.base_seed, 0, 2**31 - 1 - max_seeds)
+    check_numbers(s.tau, s.delta, s.delta_prime, s.kappa_r, s.kappa_c, s.eps, s.g, s.g_power, s.g_ec50, s.g_hill)
+    check_choice("precision", s.precision, ("auto", *dev.PRECISIONS))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -58,28 +88,10 @@ class DoseSettings:
 
     def validate(self) -> DoseSettings:
         """Raise :class:`SettingsError` naming the first field out of range; return self."""
-        if not self.policies:
-            raise SettingsError("policies", "at least one of " + ", ".join(NAMES))
-        for name in self.policies:
-            check_choice("policy", name, NAMES)
-        if len(set(self.policies)) != len(self.policies):
-            raise SettingsError("policies", "a list without repeats", list(self.policies))
-        check_int_range("d", self.d, 1, MAX_D)
-        check_int_range("T", self.T, 1, MAX_T)
-        check_int_range("seeds", self.seeds, 1, MAX_SEEDS)
-        check_int_range("base_seed", self.base_seed, 0, 2**31 - 1 - MAX_SEEDS)
-        check_positive("tau", self.tau)
-        check_open_unit("delta", self.delta)
-        check_open_unit("delta_prime", self.delta_prime)
-        check_nonnegative("kappa_r", self.kappa_r)
-        check_nonnegative("kappa_c", self.kappa_c)
+        check_rule(self, MAX_D, MAX_T, MAX_SEEDS)
         check_positive("S", self.S)
         check_positive("L", self.L)
         check_positive("lam", self.lam)
-        if not (0.0 <= self.eps <= 1.0):
-            raise SettingsError("eps", "in [0, 1]", self.eps)
-        curves.validate(self.g, self.g_power, self.g_ec50, self.g_hill)
-        check_choice("precision", self.precision, ("auto", *dev.PRECISIONS))
         check_int_range("refresh_every", self.refresh_every, 1)
         return self
 

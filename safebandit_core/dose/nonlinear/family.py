@@ -23,10 +23,11 @@ from ...results import interval95
 from ...settings import SettingsError, check_int_range
 from .. import curves
 from ..env import draw_round
+from ..settings import check_numbers
 from . import classes
 from .env import NLEnvParams, Table, class_draw, make_env, table_draw
 from .policy import LABELS, NAMES, NLParams, make_policy, policy_numbers, radius
-from .settings import GRID_FIELDS, OUTPUT_KEYS, NonlinearSettings, check_numbers, memory_bytes, warnings_for
+from .settings import GRID_FIELDS, OUTPUT_KEYS, NonlinearSettings, memory_bytes, warnings_for
 
 TABLE = "table"
 CLASS_TAG = 0x4E4C  # folded into PRNGKey(base_seed) for the classes: never a seed's own key

@@ -7,17 +7,10 @@ import math
 from typing import ClassVar
 
 from ... import device as dev
-from ...settings import (
-    SettingsError,
-    check_choice,
-    check_int_range,
-    check_nonnegative,
-    check_open_unit,
-    check_positive,
-)
-from .. import curves
+from ...settings import check_choice, check_int_range
+from ..settings import check_rule
 from .classes import KINDS
-from .policy import LABELS, NAMES
+from .policy import LABELS
 
 OUTPUT_KEYS = ("alpha", "est_upper", "true_upper", "reward", "cost", "regret", "set_r", "set_c", "fit_r", "fit_c",
                "true_in_r", "true_in_c")
@@ -27,19 +20,6 @@ MAX_T = 1_000_000
 MAX_SEEDS = 1000
 MAX_HIDDEN = 256
 GRID_FIELDS = ("tau", "delta", "delta_prime", "kappa_r", "kappa_c", "eps", "g_power", "g_ec50", "g_hill")
-
-
-def check_numbers(tau: float, delta: float, delta_prime: float, kappa_r: float, kappa_c: float, eps: float,
-                  g: str, g_power: float = 2.0, g_ec50: float = 0.5, g_hill: float = 2.0) -> None:
-    """The numeric settings every run shares (settings and explicit tables alike)."""
-    check_positive("tau", tau)
-    check_open_unit("delta", delta)
-    check_open_unit("delta_prime", delta_prime)
-    check_nonnegative("kappa_r", kappa_r)
-    check_nonnegative("kappa_c", kappa_c)
-    if not (isinstance(eps, (int, float)) and 0.0 <= eps <= 1.0):
-        raise SettingsError("eps", "in [0, 1]", eps)
-    curves.validate(g, g_power, g_ec50, g_hill)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -75,22 +55,10 @@ class NonlinearSettings:
 
     def validate(self) -> NonlinearSettings:
         """Raise :class:`SettingsError` naming the first field out of range; return self."""
-        if not self.policies:
-            raise SettingsError("policies", "at least one of " + ", ".join(NAMES))
-        for name in self.policies:
-            check_choice("policy", name, NAMES)
-        if len(set(self.policies)) != len(self.policies):
-            raise SettingsError("policies", "a list without repeats", list(self.policies))
         check_choice("function_class", self.function_class, KINDS)
         check_int_range("size", self.size, 1, MAX_SIZE)
-        check_int_range("d", self.d, 1, MAX_D)
-        check_int_range("T", self.T, 1, MAX_T)
-        check_int_range("seeds", self.seeds, 1, MAX_SEEDS)
-        check_int_range("base_seed", self.base_seed, 0, 2**31 - 1 - MAX_SEEDS)
         check_int_range("hidden", self.hidden, 1, MAX_HIDDEN)
-        check_numbers(self.tau, self.delta, self.delta_prime, self.kappa_r, self.kappa_c, self.eps, self.g,
-                      self.g_power, self.g_ec50, self.g_hill)
-        check_choice("precision", self.precision, ("auto", *dev.PRECISIONS))
+        check_rule(self, MAX_D, MAX_T, MAX_SEEDS)
         return self
 
     def resolved_precision(self, device: str | None = None) -> str:
