@@ -19,6 +19,7 @@ from tests.ui.browserkit import (
     save_full_page,
     slider_thumb,
     wait_for_charts,
+    wait_idle,
 )
 
 pytestmark = pytest.mark.browser
@@ -69,11 +70,15 @@ def test_settings_in_the_link_are_restored(server, page):
 def test_step_through_plays_in_the_browser_without_a_rerun(server, page):
     page.goto(server + "/dose?T=1000")
     wait_for_charts(page)
+    animated = """() => Array.from(document.querySelectorAll("[data-testid='stPlotlyChart'] .js-plotly-plot"))
+        .some(gd => gd.layout && gd.layout.updatemenus && gd.layout.updatemenus.length)"""
     page.get_by_text("Step through one run, round by round").click()
-    page.get_by_text("Show the animation", exact=True).click()
-    page.wait_for_function("""() => Array.from(document.querySelectorAll(
-        "[data-testid='stPlotlyChart'] .js-plotly-plot")).some(gd => gd.layout && gd.layout.updatemenus &&
-        gd.layout.updatemenus.length)""", timeout=60_000)
+    toggle = page.get_by_text("Show the animation", exact=True)
+    toggle.wait_for(state="visible", timeout=30_000)
+    page.wait_for_timeout(500)  # the expander's opening animation
+    toggle.click()
+    wait_idle(page, 180_000)
+    page.wait_for_function(animated, timeout=180_000)
     wait_for_charts(page)
     page.evaluate("""() => {
         window.__reruns = 0;
