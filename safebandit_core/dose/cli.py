@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from typing import Any
 
 from .. import cli, families
 from ..settings import SettingsError
@@ -19,9 +20,9 @@ _FLAGS = {"kappa_r": "--noise/--kappa-r", "kappa_c": "--noise/--kappa-c", "polic
           "base_seed": "--base-seed", "lam": "--lam"}
 
 
-def add_arguments(p: argparse.ArgumentParser) -> None:
-    """Flags of the ``dose`` command."""
-    d = DoseSettings()
+def add_rule_arguments(p: argparse.ArgumentParser, d: Any, base_seed_help: str = "first seed") -> None:
+    """The flags every dose-type command shares (policy, size, the safety rule, noise, ε, seeds, curve, device,
+    output), with ``d``'s values as defaults; the ``dose`` and ``nonlinear`` commands add their own."""
     p.add_argument("--policy", default="hpucb", help=f"one of {', '.join(NAMES)}, or 'all' (default hpucb)")
     p.add_argument("--d", type=int, default=d.d, help="context dimension d >= 1")
     p.add_argument("--T", type=int, default=d.T, help="rounds T >= 1")
@@ -31,10 +32,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--noise", type=float, default=d.kappa_c, help="noise std of reward and cost (>= 0)")
     p.add_argument("--kappa-r", type=float, default=None, help="reward noise std, overrides --noise")
     p.add_argument("--kappa-c", type=float, default=None, help="cost noise std, overrides --noise")
-    p.add_argument("--lam", type=float, default=d.lam, help="ridge lambda > 0")
     p.add_argument("--eps", type=float, default=d.eps, help="epsilon of eps-Greedy in [0,1]")
     p.add_argument("--seeds", type=int, default=d.seeds, help="number of seeds >= 1")
-    p.add_argument("--base-seed", type=int, default=d.base_seed, help="first seed")
+    p.add_argument("--base-seed", type=int, default=d.base_seed, help=base_seed_help)
     p.add_argument("--g", default=d.g, help=f"dose curve: {', '.join(KINDS)}")
     p.add_argument("--g-power", type=float, default=d.g_power, help="exponent p of the power curve, in [0.1, 10]")
     p.add_argument("--g-ec50", type=float, default=d.g_ec50, help="EC50 of the emax curve, in (0, 10]")
@@ -45,23 +45,37 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", default=None, help="write the tidy per-round frame to FILE.csv or FILE.parquet")
 
 
-def settings_from_args(args: argparse.Namespace) -> DoseSettings:
-    """Build and validate settings from parsed flags."""
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """Flags of the ``dose`` command."""
+    add_rule_arguments(p, DoseSettings())
+    p.add_argument("--lam", type=float, default=DoseSettings().lam, help="ridge lambda > 0")
+
+
+def rule_values(args: argparse.Namespace) -> dict[str, Any]:
+    """The settings fields the shared flags of :func:`add_rule_arguments` give (``--noise`` fills both κ)."""
     if args.policy != "all" and args.policy not in NAMES:
         raise cli.CliError(f"error: --policy must be one of {', '.join(NAMES)}, all (got {args.policy!r})")
-    policies = NAMES if args.policy == "all" else (args.policy,)
-    kr = args.noise if args.kappa_r is None else args.kappa_r
-    kc = args.noise if args.kappa_c is None else args.kappa_c
-    s = DoseSettings(policies=tuple(policies), d=args.d, T=args.T, tau=args.tau, delta=args.delta,
-                     delta_prime=args.delta_prime, kappa_r=kr, kappa_c=kc, lam=args.lam, eps=args.eps,
-                     seeds=args.seeds, base_seed=args.base_seed, g=args.g, g_power=args.g_power, g_ec50=args.g_ec50,
-                     g_hill=args.g_hill, precision=args.precision)
+    return {"policies": tuple(NAMES if args.policy == "all" else (args.policy,)), "d": args.d, "T": args.T,
+            "tau": args.tau, "delta": args.delta, "delta_prime": args.delta_prime,
+            "kappa_r": args.noise if args.kappa_r is None else args.kappa_r,
+            "kappa_c": args.noise if args.kappa_c is None else args.kappa_c, "eps": args.eps, "seeds": args.seeds,
+            "base_seed": args.base_seed, "g": args.g, "g_power": args.g_power, "g_ec50": args.g_ec50,
+            "g_hill": args.g_hill, "precision": args.precision}
+
+
+def validated(s: Any, args: argparse.Namespace, flags: dict[str, str]) -> Any:
+    """``s`` validated, or a :class:`cli.CliError` naming the flag (``--noise`` when neither κ flag was given)."""
     try:
         return s.validate()
     except SettingsError as err:
         if err.field in ("kappa_r", "kappa_c") and args.kappa_r is None and args.kappa_c is None:
             err = SettingsError("noise", err.allowed, err.value)
-        raise cli.CliError(cli.settings_error_line(err, _FLAGS)) from None
+        raise cli.CliError(cli.settings_error_line(err, flags)) from None
+
+
+def settings_from_args(args: argparse.Namespace) -> DoseSettings:
+    """Build and validate settings from parsed flags."""
+    return validated(DoseSettings(**rule_values(args), lam=args.lam), args, _FLAGS)
 
 
 def run_command(args: argparse.Namespace) -> int:

@@ -74,6 +74,16 @@ def _on_stream(s: DoseSettings, policy: str, st: dict[str, np.ndarray]) -> dict[
                          refresh_every=s.refresh_every, u_eps=st["u_eps"])
 
 
+AXES: tuple[M.Axis, ...] = (
+    M.Axis("tau", "τ", "safety threshold", 0.01, 5.0, (0.1, 0.2, 0.5, 1.0), log=True),
+    M.Axis("delta", "δ", "allowed violation probability", 1e-4, 0.5, (0.01, 0.05, 0.1), log=True),
+    M.Axis("delta_prime", "δ′", "estimation confidence", 1e-4, 0.5, (0.01, 0.05, 0.1), log=True),
+    M.Axis("kappa_c", "κ_c", "cost noise", 0.0, 3.0, (0.1, 0.3, 1.0)),
+    M.Axis("eps", "ε", "exploration probability", 0.0, 1.0, (0.1, 0.5, 0.9)),
+)
+"""The sweepable settings of every dose-type model (the linear and the non-linear one)."""
+
+
 FAMILY = M.Family(
     kind="dose",
     settings_cls=DoseSettings,
@@ -81,13 +91,7 @@ FAMILY = M.Family(
     policies=lambda s: tuple(s.policies),
     model=_model,
     params=params,
-    axes=(
-        M.Axis("tau", "τ", "safety threshold", 0.01, 5.0, (0.1, 0.2, 0.5, 1.0), log=True),
-        M.Axis("delta", "δ", "allowed violation probability", 1e-4, 0.5, (0.01, 0.05, 0.1), log=True),
-        M.Axis("delta_prime", "δ′", "estimation confidence", 1e-4, 0.5, (0.01, 0.05, 0.1), log=True),
-        M.Axis("kappa_c", "κ_c", "cost noise", 0.0, 3.0, (0.1, 0.3, 1.0)),
-        M.Axis("eps", "ε", "exploration probability", 0.0, 1.0, (0.1, 0.5, 0.9)),
-    ),
+    axes=AXES,
     traced=GRID_FIELDS,
     derive=derive,
     summarize=summarize,

@@ -23,6 +23,7 @@ from ...results import interval95
 from ...settings import SettingsError, check_int_range
 from .. import curves
 from ..env import draw_round
+from ..family import AXES as DOSE_AXES
 from ..settings import check_numbers
 from . import classes
 from .env import NLEnvParams, Table, class_draw, make_env, table_draw
@@ -121,13 +122,7 @@ FAMILY = M.Family(
     policies=lambda s: tuple(s.policies),
     model=_model,
     params=params,
-    axes=(
-        M.Axis("tau", "τ", "safety threshold", 0.01, 5.0, (0.1, 0.2, 0.5, 1.0), log=True),
-        M.Axis("delta", "δ", "allowed violation probability", 1e-4, 0.5, (0.01, 0.05, 0.1), log=True),
-        M.Axis("delta_prime", "δ′", "estimation confidence", 1e-4, 0.5, (0.01, 0.05, 0.1), log=True),
-        M.Axis("kappa_c", "κ_c", "cost noise", 0.0, 3.0, (0.1, 0.3, 1.0)),
-        M.Axis("eps", "ε", "exploration probability", 0.0, 1.0, (0.1, 0.5, 0.9)),
-    ),
+    axes=DOSE_AXES,
     traced=GRID_FIELDS,
     derive=derive,
     summarize=summarize,
