@@ -223,11 +223,9 @@ def main() -> None:
         "average below τ; **ε-Greedy** mixes in a known-safe dose.",
         "Dose model", controls)
     with st.container():
-        s = forms.settings_or_error(FORM, lambda: build_settings(values, ctx))
+        s = pagekit.checked(FORM, lambda: build_settings(values, ctx), FAMILY.warnings)
         if s is None:
             return
-        for w in FAMILY.warnings(s):
-            st.warning(w, icon=":material/warning:")
         status = st.empty()
         slots, band = layout()
         run, shared, seconds = live.run(s, ctx, lambda r: draw_main(slots, s, *tidy(r), band="std",

@@ -229,11 +229,9 @@ def main() -> None:
         "most hopeful reward and the most pessimistic cost among them.",
         "Non-linear dose model", controls)
     with st.container():
-        s = forms.settings_or_error(FORM, lambda: build_settings(values, ctx))
+        s = pagekit.checked(FORM, lambda: build_settings(values, ctx), nl.FAMILY.warnings)
         if s is None:
             return
-        for w in nl.FAMILY.warnings(s):
-            st.warning(w, icon=":material/warning:")
         status, slots = st.empty(), layout()
         run, shared, seconds = live.run(s, ctx, lambda r: pagekit.draw_charts(
             slots, main_figures(s, *tidy(r)), f"-live-{r.t_done}"))

@@ -37,6 +37,15 @@ def page_start(title: str, intro: str, section: str, controls: Callable[[shell.R
     return ctx, values
 
 
+def checked(form: Any, build: Callable[[], Any], warnings: Callable[[Any], list[str]]) -> Any:
+    """The settings ``build`` makes, with the family's warnings shown; None (with the error shown) if they are bad."""
+    s = forms.settings_or_error(form, build)
+    if s is not None:
+        for w in warnings(s):
+            st.warning(w, icon=":material/warning:")
+    return s
+
+
 def draw_charts(slots: Mapping[str, Any], figures: Mapping[str, go.Figure], suffix: str = "") -> None:
     """Each figure into the slot of its name, keyed ``name + suffix`` (unique per live update)."""
     for name, fig in figures.items():

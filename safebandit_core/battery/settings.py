@@ -14,8 +14,8 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from .. import device as dev
-from ..dose.settings import MAX_D, MAX_SEEDS
-from ..settings import SettingsError, check_choice, check_int_range, check_open_unit, check_positive, from_dict
+from ..dose.settings import MAX_D, MAX_SEEDS, check_replay_numbers
+from ..settings import SettingsError, check_choice, check_int_range, from_dict
 from .embed import HASH_EMBEDDER, SENTENCE_EMBEDDER
 
 POLICIES: tuple[str, ...] = ("hpucb", "eps_greedy", "on_expectation")
@@ -90,12 +90,7 @@ class BatteryReplaySettings:
             raise SettingsError("embedder", f"'{HASH_EMBEDDER}' or '{SENTENCE_EMBEDDER}:<model>'", self.embedder)
         if self.precision not in (None, "auto"):
             check_choice("precision", self.precision, dev.PRECISIONS)
-        check_positive("tau", self.tau)
-        check_open_unit("delta", self.delta)
-        check_open_unit("delta_prime", self.delta_prime)
-        check_positive("lam", self.lam)
-        if not (isinstance(self.eps, (int, float)) and 0.0 <= self.eps <= 1.0):
-            raise SettingsError("eps", "in [0, 1]", self.eps)
+        check_replay_numbers(self.tau, self.delta, self.delta_prime, self.lam, self.eps)
         return self
 
 

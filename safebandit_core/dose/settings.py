@@ -42,6 +42,16 @@ def check_numbers(tau: float, delta: float, delta_prime: float, kappa_r: float, 
     curves.validate(g, g_power, g_ec50, g_hill)
 
 
+def check_replay_numbers(tau: float, delta: float, delta_prime: float, lam: float, eps: float) -> None:
+    """The numbers a replay of a fitted model takes from its user (the noise comes from the fit)."""
+    check_positive("tau", tau)
+    check_open_unit("delta", delta)
+    check_open_unit("delta_prime", delta_prime)
+    check_positive("lam", lam)
+    if not (isinstance(eps, (int, float)) and 0.0 <= eps <= 1.0):
+        raise SettingsError("eps", "in [0, 1]", eps)
+
+
 def check_rule(s: Any, max_d: int, max_t: int, max_seeds: int) -> None:
     """The fields every dose-type settings class shares: policies, d, T, seeds, base seed, the numbers of
     :func:`check_numbers` and the precision; :class:`SettingsError` names the first out of range."""

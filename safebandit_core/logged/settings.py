@@ -18,8 +18,8 @@ from typing import ClassVar
 from .. import device as dev
 from ..dose import curves
 from ..dose.policies import NAMES
-from ..dose.settings import MAX_D
-from ..settings import SettingsError, check_choice, check_int_range, check_open_unit, check_positive
+from ..dose.settings import MAX_D, check_replay_numbers
+from ..settings import SettingsError, check_choice, check_int_range, check_open_unit
 from .fit import CONTEXTS, DEFAULT_HASH_DIM
 from .loader import MISSING, ColumnMap, check_map
 from .replay import ORDERS
@@ -138,12 +138,7 @@ class LoggedSettings:
             raise SettingsError("policies", "a list without repeats of " + ", ".join(NAMES), self.policies)
         if self.precision not in (None, "auto"):
             check_choice("precision", self.precision, dev.PRECISIONS)
-        check_positive("tau", self.tau)
-        check_open_unit("delta", self.delta)
-        check_open_unit("delta_prime", self.delta_prime)
-        check_positive("lam", self.lam)
-        if not (isinstance(self.eps, (int, float)) and 0.0 <= self.eps <= 1.0):
-            raise SettingsError("eps", "in [0, 1]", self.eps)
+        check_replay_numbers(self.tau, self.delta, self.delta_prime, self.lam, self.eps)
         for name in LABEL_FIELDS:
             value = getattr(self, name)
             if not (isinstance(value, str) and len(value) <= MAX_LABEL):
