@@ -11,7 +11,7 @@ An explicit stream (given arrays) replaces the draws for replays and cross-check
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -34,6 +34,7 @@ class EnvParams(NamedTuple):
     kappa_c: jax.Array  # () cost noise std
     g1: jax.Array  # () curve parameter p or EC50
     g2: jax.Array  # () curve parameter n
+    d: jax.Array  # () the true dimension: coordinates from d on are zero (a padded width, see make_env)
     stream: Stream | None = None
 
 
@@ -75,10 +76,20 @@ def _keys(key: jax.Array) -> jax.Array:
     return jax.random.split(key, 3)
 
 
-def draw_truth(key: jax.Array, d: int, dtype: jnp.dtype) -> Truth:
-    """θ*, μ* ~ N(0, I_d), normalised to unit norm (seed 000 §7)."""
+def _normal(key: jax.Array, width: int, d: Any, dtype: jnp.dtype) -> jax.Array:
+    """N(0, I_d) in the first d of ``width`` coordinates, zero after them.
+
+    JAX draws element i of a shape from the key and i alone, so the first d coordinates are the
+    very numbers a width-d draw gives: padding changes no draw.
+    """
+    z = jax.random.normal(key, (width,), dtype)
+    return z if d is None else jnp.where(jnp.arange(width) < d, z, jnp.zeros((), dtype))
+
+
+def draw_truth(key: jax.Array, width: int, dtype: jnp.dtype, d: Any = None) -> Truth:
+    """θ*, μ* ~ N(0, I_d), normalised to unit norm (seed 000 §7); zero from coordinate d on (None: none padded)."""
     _, k_theta, k_mu = _keys(key)
-    return Truth(unit(jax.random.normal(k_theta, (d,), dtype)), unit(jax.random.normal(k_mu, (d,), dtype)))
+    return Truth(unit(_normal(k_theta, width, d, dtype)), unit(_normal(k_mu, width, d, dtype)))
 
 
 def margin(p: EnvParams) -> jax.Array:
@@ -86,10 +97,14 @@ def margin(p: EnvParams) -> jax.Array:
     return p.kappa_c * jnp.sqrt(2.0 * jnp.log(1.0 / p.delta))
 
 
-def draw_round(p: EnvParams, key: jax.Array, t: jax.Array, d: int, dtype: jnp.dtype) -> Obs:
-    """Round t of the synthetic stream: normalised Gaussian context, Gaussian noises, a coin."""
+def draw_round(p: EnvParams, key: jax.Array, t: jax.Array, width: int, dtype: jnp.dtype, padded: bool = False
+               ) -> Obs:
+    """Round t of the synthetic stream: normalised Gaussian context, Gaussian noises, a coin.
+
+    ``padded``: the context has ``width`` coordinates of which the first ``p.d`` are drawn, the rest zero.
+    """
     kx, kr, kc, ku = jax.random.split(jax.random.fold_in(_keys(key)[0], t), 4)
-    x = unit(jax.random.normal(kx, (d,), dtype))
+    x = unit(_normal(kx, width, p.d if padded else None, dtype))
     return Obs(
         x=x,
         xi_r=p.kappa_r * jax.random.normal(kr, (), dtype),
@@ -123,14 +138,18 @@ def pseudo_regret(curve: Curve, p: EnvParams, truth: Truth, x: jax.Array, alpha:
 SOURCES = ("synthetic", "stream", "contexts")
 
 
-def make_env(curve: Curve, d: int, dtype: jnp.dtype, source: str = "synthetic") -> Env:
-    """The dose environment for one shape and stream source (see :class:`EnvParams`)."""
+def make_env(curve: Curve, width: int, dtype: jnp.dtype, source: str = "synthetic") -> Env:
+    """The dose environment for one compiled width and stream source (see :class:`EnvParams`).
+
+    The synthetic source draws the first ``p.d`` of ``width`` coordinates and leaves the rest zero,
+    so one compiled width serves every d up to it; a given stream is used at its own width.
+    """
     if source not in SOURCES:
         raise ValueError(f"source must be one of {', '.join(SOURCES)} (got {source!r})")
 
     def init(p: EnvParams, key: jax.Array) -> Truth:
         if source == "synthetic":
-            return draw_truth(key, d, dtype)
+            return draw_truth(key, width, dtype, p.d)
         return Truth(p.stream.theta, p.stream.mu)
 
     def draw(p: EnvParams, key: jax.Array, t: jax.Array) -> Obs:
@@ -139,7 +158,7 @@ def make_env(curve: Curve, d: int, dtype: jnp.dtype, source: str = "synthetic") 
             return Obs(st.X[t], st.xi_r[t], st.xi_c[t], st.u_eps[t], t)
         if source == "contexts":
             return draw_round(p, key, t, 1, dtype)._replace(x=p.stream.X[t])
-        return draw_round(p, key, t, d, dtype)
+        return draw_round(p, key, t, width, dtype, padded=True)
 
     def env_feedback(p: EnvParams, truth: Truth, obs: Obs, alpha: jax.Array) -> tuple[jax.Array, jax.Array]:
         return feedback(curve, p, truth, obs, alpha)

@@ -18,7 +18,7 @@ import numpy as np
 
 from .. import device as dev
 from .. import model as M
-from .. import runner
+from .. import runner, shapes
 from ..results import interval95
 from ..settings import SettingsError
 from . import curves
@@ -28,19 +28,25 @@ from .settings import GRID_FIELDS, OUTPUT_KEYS, DoseSettings, memory_bytes, poli
 
 
 @functools.cache
-def make_model(d: int, g: str, refresh_every: int, precision: str, source: str, n_policies: int) -> runner.Model:
-    """The compiled-once model for one shape and stream source (see :class:`.env.EnvParams`)."""
+def make_model(width: int, g: str, refresh_every: int, precision: str, source: str, n_policies: int
+               ) -> runner.Model:
+    """The compiled-once model for one width and stream source (see :class:`.env.EnvParams`).
+
+    A synthetic run of dimension d uses the width ``shapes.bucket(d)`` (zero coordinates after d, the
+    true d traced), so moving d inside a bucket reuses the compiled model.
+    """
     curve = curves.get(g)
-    env = make_env(curve, d, dev.dtype_of(precision), source)
-    return M.compose(env, [M.Lane(make_policy(curve, d), n_policies)], name=f"dose-{g}-d{d}-{precision}-{source}",
-                     block=refresh_every)
+    env = make_env(curve, width, dev.dtype_of(precision), source)
+    return M.compose(env, [M.Lane(make_policy(curve, width), n_policies)],
+                     name=f"dose-{g}-w{width}-{precision}-{source}", block=refresh_every)
 
 
 def env_params(s: DoseSettings, dtype: jnp.dtype, stream: Stream | None = None) -> EnvParams:
     """The environment's numbers of a run (and its given stream)."""
     g1, g2 = curves.params_of(s.g, s.g_power, s.g_ec50, s.g_hill)
     cast = lambda v: jnp.asarray(v, dtype)
-    return EnvParams(cast(s.tau), cast(s.delta), cast(s.kappa_r), cast(s.kappa_c), cast(g1), cast(g2), stream)
+    return EnvParams(cast(s.tau), cast(s.delta), cast(s.kappa_r), cast(s.kappa_c), cast(g1), cast(g2), cast(s.d),
+                     stream)
 
 
 def params(s: DoseSettings, precision: str, stream: Stream | None = None) -> Any:
@@ -50,7 +56,7 @@ def params(s: DoseSettings, precision: str, stream: Stream | None = None) -> Any
 
 
 def _model(s: DoseSettings, precision: str) -> runner.Model:
-    return make_model(s.d, s.g, s.refresh_every, precision, "synthetic", len(s.policies))
+    return make_model(shapes.bucket(s.d), s.g, s.refresh_every, precision, "synthetic", len(s.policies))
 
 
 def derive(s: DoseSettings, out: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
@@ -131,14 +137,15 @@ def run_on_stream(policy: str, X: Any, xi_r: Any, xi_c: Any, theta: Any, mu: Any
                   delta_prime: float, kappa_r: float, kappa_c: float, S: float, L: float, lam: float = 1.0,
                   g: str = "linear", eps: float = 0.5, seed: int = 0, g_power: float = 2.0, g_ec50: float = 0.5,
                   g_hill: float = 2.0, refresh_every: int = 1000, u_eps: Any = None,
-                  device: str | None = None) -> dict[str, np.ndarray]:
+                  device: str | None = None, width: int | None = None) -> dict[str, np.ndarray]:
     """Run one policy on an explicit stream and return length-T numpy arrays.
 
     ``X`` (T×d) contexts, ``xi_r``/``xi_c`` (T) noises, ``theta``/``mu`` (d) the truth. Keys of the
     result: ``alpha, reward, cost, est_upper, true_upper, regret`` (and ``violation``). Float64
     inputs are computed in float64, anything else in float32. ε-Greedy explores at round t ≥ 2
     when ``u_eps[t] < eps``; without ``u_eps`` the coins are drawn from ``seed`` (uniform on
-    [0,1)), so the same call gives the same run.
+    [0,1)), so the same call gives the same run. ``width`` > d runs the stream padded with zero
+    coordinates through the model compiled at that width (the padding check: the same numbers).
     """
     X = np.asarray(X)
     if X.ndim != 2:
@@ -161,8 +168,12 @@ def run_on_stream(policy: str, X: Any, xi_r: Any, xi_c: Any, theta: Any, mu: Any
         u_eps = jax.random.uniform(jax.random.PRNGKey(seed), (T,), dtype)
     elif np.shape(u_eps) != (T,):
         raise SettingsError("u_eps", f"an array of length T = {T}", np.shape(u_eps))
-    stream = Stream(*(jnp.asarray(a, dtype) for a in (X, xi_r, xi_c, u_eps, theta, mu)))
-    model = make_model(d, g, refresh_every, precision, "stream", 1)
+    width = d if width is None else width
+    if width < d:
+        raise SettingsError("width", f"at least d = {d}", width)
+    pad = lambda a: np.pad(np.asarray(a), [(0, 0)] * (np.ndim(a) - 1) + [(0, width - d)])
+    stream = Stream(*(jnp.asarray(a, dtype) for a in (pad(X), xi_r, xi_c, u_eps, pad(theta), pad(mu))))
+    model = make_model(width, g, refresh_every, precision, "stream", 1)
     out = runner.run(model, params(s, precision, stream), jax.random.PRNGKey(seed)[None], T, device=device)
     res = {k: np.asarray(out[k][0, 0]) for k in OUTPUT_KEYS}
     res["violation"] = res["cost"] > tau

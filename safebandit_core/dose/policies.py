@@ -8,7 +8,7 @@ All three share one reading (ALGORITHMS.md §1.1–1.3); they differ only in two
 
 Round t ≥ 2 (Appendix C closed forms):
   θ̂ = Σ⁻¹ Σ_s (R_s/g(α_s)) X_s,  μ̂ = Σ⁻¹ Σ_s (C_s/g(α_s)) X_s,  w = ‖X_t‖_{Σ⁻¹},
-  rad = sqrt(d log((1 + N L²/λ)/δ′)),  β^r = κ_r rad + √λ S,  β^c = κ_c rad + √λ S,
+  rad = sqrt(d log((1 + N L²/λ)/δ′))  (d the true dimension, traced),  β^r = κ_r rad + √λ S,  β^c = κ_c rad + √λ S,
   u = ⟨X_t, θ̂⟩ + β^r w,  v = ⟨X_t, μ̂⟩ + β^c w,  B = v + b,
   ẑ = 1 if B ≤ 0 else min(1, τ/B),  α̂max = g⁻¹(ẑ),  α = α̂max if u ≥ 0 else 0.
 Round 1: z₁ = min(1, τ/(b + S L)), α₁ = g⁻¹(z₁).
@@ -44,6 +44,7 @@ class DoseParams(NamedTuple):
     b_scale: jax.Array  # 1: realized-cost margin kept (HPC-UCB), 0: On-Expectation
     g1: jax.Array  # curve parameter p (power) or EC50 (emax)
     g2: jax.Array  # curve parameter n (emax)
+    d: jax.Array  # the true context dimension (the compiled width may be larger: zero coordinates)
 
 
 class HPState(NamedTuple):
@@ -97,8 +98,12 @@ def first_dose(curve: Curve, p: DoseParams) -> jax.Array:
     return curve.g_inv(jnp.minimum(1.0, p.tau / (b + p.S * p.L)), p.g1, p.g2)
 
 
-def make_policy(curve: Curve, d: int) -> Policy:
-    """HPC-UCB / On-Expectation / ε-Greedy for a dose curve and dimension (which policy: the traced numbers).
+def make_policy(curve: Curve, width: int) -> Policy:
+    """HPC-UCB / On-Expectation / ε-Greedy for a dose curve and compiled width (which policy: the traced numbers).
+
+    ``width`` ≥ the true d (``p.d``, traced): contexts padded with zeros leave Σ⁻¹'s block of the true
+    coordinates, every estimate and ‖x‖_{Σ⁻¹} unchanged, and the radius reads the true d, so a width
+    serves every d up to it without a recompile (:mod:`safebandit_core.shapes`).
 
     ``obs`` is the round's :class:`~safebandit_core.dose.env.Obs` (the policy reads the context
     ``x``, its own coin ``u_eps`` and the round index ``t``), the action is the dose α and the
@@ -108,8 +113,8 @@ def make_policy(curve: Curve, d: int) -> Policy:
 
     def init(p: DoseParams) -> HPState:
         dtype = p.lam.dtype
-        eye = jnp.eye(d, dtype=dtype)
-        zeros = jnp.zeros((d,), dtype)
+        eye = jnp.eye(width, dtype=dtype)
+        zeros = jnp.zeros((width,), dtype)
         return HPState(a_inv=eye / p.lam, pend_x=zeros, pend_ax=zeros, gram=eye * p.lam, b_r=zeros, b_c=zeros,
                        n_inf=jnp.zeros((), jnp.int32))
 
@@ -122,7 +127,7 @@ def make_policy(curve: Curve, d: int) -> Policy:
         x = obs.x
         _, ax = current(s, x)
         w = jnp.sqrt(jnp.maximum(x @ ax, 0.0))  # ‖x‖_{Σ⁻¹}
-        rad = jnp.sqrt(d * jnp.log((1.0 + s.n_inf * p.L**2 / p.lam) / p.delta_prime))
+        rad = jnp.sqrt(p.d * jnp.log((1.0 + s.n_inf * p.L**2 / p.lam) / p.delta_prime))
         beta_r = p.kappa_r * rad + jnp.sqrt(p.lam) * p.S
         beta_c = p.kappa_c * rad + jnp.sqrt(p.lam) * p.S
         u = ax @ s.b_r + beta_r * w  # ⟨x, θ̂⟩ + β^r w, with ⟨x, Σ⁻¹b⟩ = ⟨Σ⁻¹x, b⟩

@@ -10,6 +10,7 @@ import jax
 import jax.numpy as jnp
 
 from .. import device as dev
+from .. import shapes
 from ..settings import (
     SettingsError,
     check_choice,
@@ -122,7 +123,7 @@ def policy_params(s: DoseSettings, dtype: jnp.dtype, policies: tuple[str, ...] |
     for name in policies or s.policies:
         b_scale, eps = policy_numbers(name, s.eps)
         rows.append(DoseParams(s.tau, s.delta, s.delta_prime, s.kappa_r, s.kappa_c, s.S, s.L, s.lam, eps, b_scale,
-                               g1, g2))
+                               g1, g2, s.d))
     return jax.tree.map(lambda *xs: jnp.asarray(xs, dtype=dtype), *rows)
 
 
@@ -130,7 +131,8 @@ def memory_bytes(s: DoseSettings) -> int:
     """A generous estimate of the memory a run needs (state, outputs, one chunk of draws)."""
     runs = len(s.policies) * s.seeds
     item = 8 if s.precision in ("auto", "float64") else 4
-    return runs * (3 * s.d * s.d * item + len(OUTPUT_KEYS) * s.T * item + 1000 * s.d * item)
+    width = shapes.bucket(s.d)
+    return runs * (3 * width * width * item + len(OUTPUT_KEYS) * s.T * item + 1000 * width * item)
 
 
 def first_safe_dose(s: DoseSettings) -> float:

@@ -38,7 +38,7 @@ from ..settings import SettingsError
 MAX_CONTEXT_BYTES = 2 * 2**30
 FINAL_SHARE = 0.1
 REFRESH_EVERY = DoseSettings.refresh_every
-GRID_AXES = (EnvParams(0, 0, 0, 0, 0, 0, stream=None), 0)
+GRID_AXES = (EnvParams(0, 0, 0, 0, 0, 0, 0, stream=None), 0)
 """The runner's in_axes prefix of a grid: every number varies by cell, the context stream is shared."""
 TRACED: tuple[str, ...] = ("tau", "delta", "delta_prime", "lam", "eps")
 ORDERS: tuple[str, ...] = ("log", "resample")

@@ -45,6 +45,7 @@ class EnvParams(NamedTuple):
     rho: jax.Array  # () weight ρ of the mean in MV = ρ μ − σ²
     means: jax.Array  # (K,) true arm means μ_i (Bernoulli draws, regret)
     variances: jax.Array  # (K,) true arm variances σ_i² (regret only)
+    K: jax.Array  # () the true arm count: arms from K on pad a compiled width (mean 0, never played)
     table: jax.Array | None = None  # (T, K) given outcomes; None when drawn
 
 
@@ -83,7 +84,8 @@ def regret_contribution(p: EnvParams, obs: Obs, action: MVAction) -> jax.Array:
     mv_true = p.rho * p.means - p.variances
     mv0 = p.rho * p.mu0
     mu_played = jnp.where(explore, p.means[arm], p.mu0)
-    gap = jnp.max(mv_true) - jnp.where(explore, mv_true[arm], mv0)
+    best = jnp.max(jnp.where(jnp.arange(mv_true.shape[0]) < p.K, mv_true, -jnp.inf))
+    gap = best - jnp.where(explore, mv_true[arm], mv0)
     n_regular = jnp.sum(action.counts)
     played_sum = jnp.sum(action.counts.astype(dtype) * p.means) + (obs.t - n_regular).astype(dtype) * p.mu0
     mix_before = jnp.where(obs.t > 0, played_sum / jnp.maximum(obs.t, 1).astype(dtype), 0.0)

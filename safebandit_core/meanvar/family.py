@@ -22,7 +22,7 @@ import pandas as pd
 
 from .. import device as dev
 from .. import model as M
-from .. import runner
+from .. import runner, shapes
 from ..settings import SettingsError, check_choice
 from .env import EnvParams, draw_bernoulli, make_env
 from .policies import LABELS, NAMES, MVParams, make_policy
@@ -43,7 +43,11 @@ TRACED = ("alpha", "mu0", "rho")
 
 @functools.cache
 def make_model(policies: tuple[str, ...], K: int, source: str = "bernoulli") -> runner.Model:
-    """One lane per policy over the same draws (``"bernoulli"``, or ``"table"`` for a given stream); cached."""
+    """One lane per policy over the same draws (``"bernoulli"``, or ``"table"`` for a given stream); cached.
+
+    ``K`` is the compiled width; a run of K′ ≤ K arms pads the rest (the true K′ is traced), so the
+    settings' K uses ``shapes.bucket(K′)`` and moving K inside a bucket reuses this model.
+    """
     for p in policies:
         check_choice("policy", p, NAMES)
     lanes = [M.Lane(make_policy(p, K), 1) for p in policies]
@@ -51,23 +55,28 @@ def make_model(policies: tuple[str, ...], K: int, source: str = "bernoulli") -> 
 
 
 def make_params(alpha: float, mu0: float, rho: float, horizon: int, means: Any, variances: Any, dtype: Any,
-                n_lanes: int, table: Any = None) -> tuple[EnvParams, tuple[MVParams, ...]]:
-    """``(env, (lane rows, ...))`` as arrays of ``dtype``; every lane gets the same one row."""
+                n_lanes: int, table: Any = None, width: int | None = None) -> tuple[EnvParams, tuple[MVParams, ...]]:
+    """``(env, (lane rows, ...))`` as arrays of ``dtype``; every lane gets the same one row.
+
+    ``width`` ≥ K pads the arms (means, variances, table columns) with zeros up to a compiled width.
+    """
     cast = lambda x: jnp.asarray(x, dtype=dtype)
-    row = MVParams(alpha=cast([alpha]), mu0=cast([mu0]), rho=cast([rho]), horizon=cast([horizon]))
-    env = EnvParams(mu0=cast(mu0), rho=cast(rho), means=cast(means), variances=cast(variances),
-                    table=None if table is None else cast(table))
+    K = len(means)
+    pad = lambda a: np.pad(np.asarray(a), [(0, 0)] * (np.ndim(a) - 1) + [(0, (width or K) - K)])
+    row = MVParams(alpha=cast([alpha]), mu0=cast([mu0]), rho=cast([rho]), horizon=cast([horizon]), K=cast([K]))
+    env = EnvParams(mu0=cast(mu0), rho=cast(rho), means=cast(pad(means)), variances=cast(pad(variances)), K=cast(K),
+                    table=None if table is None else cast(pad(table)))
     return env, (row,) * n_lanes
 
 
 def params(s: MVSettings, precision: str) -> tuple[EnvParams, tuple[MVParams, ...]]:
     """The traced params of one run of ``s`` on seed 001's arms (:func:`.settings.arm_means`)."""
     return make_params(s.alpha, s.mu0, s.rho, s.T, arm_means(s.K), arm_variances(s.K), dev.dtype_of(precision),
-                       len(s.policies))
+                       len(s.policies), width=shapes.bucket(s.K))
 
 
 def _model(s: MVSettings, precision: str) -> runner.Model:
-    return make_model(tuple(s.policies), s.K, "bernoulli")
+    return make_model(tuple(s.policies), shapes.bucket(s.K), "bernoulli")
 
 
 def cumulative(regret: np.ndarray) -> np.ndarray:
@@ -102,7 +111,7 @@ def draw_stream(s: MVSettings, seed_index: int = 0) -> dict[str, np.ndarray]:
     dtype = dev.dtype_of(FAMILY.precision_of(s))
     key = runner.seed_keys(s.base_seed + seed_index, 1)[0]
     env_p = params(s, FAMILY.precision_of(s))[0]
-    table = jax.vmap(lambda t: draw_bernoulli(env_p, key, t).outcomes)(jnp.arange(s.T))
+    table = jax.vmap(lambda t: draw_bernoulli(env_p, key, t).outcomes[: s.K])(jnp.arange(s.T))
     return {"rewards": np.asarray(table, dtype=dtype)}
 
 
@@ -189,7 +198,8 @@ def _arm_truth(table: np.ndarray, means: Any, variances: Any) -> tuple[np.ndarra
 
 
 def run_on_stream(policy: str, rewards: Any, *, alpha: float, mu0: float, rho: float, means: Any = None,
-                  variances: Any = None, device: str | None = "cpu") -> dict[str, np.ndarray]:
+                  variances: Any = None, device: str | None = "cpu", width: int | None = None
+                  ) -> dict[str, np.ndarray]:
     """Run ``policy`` (``"mvcucb"`` or ``"mvucb"``) once on a given T×K table of outcomes.
 
     Row ``t`` holds every arm's outcome at round ``t + 1``; the table becomes the environment's
@@ -201,7 +211,8 @@ def run_on_stream(policy: str, rewards: Any, *, alpha: float, mu0: float, rho: f
     Returns length-T arrays ``action`` (−1 for ``x_0``), ``default``, ``reward``, ``slack``
     (``t·MV̂_t − (1 − α)·MV_0·t``), ``mv_path`` (``MV̂_t``), ``regret`` (per-round contribution)
     and ``cum_regret`` (``t·R̃_t`` of eq. (4)). ``device`` picks the JAX device (the CPU by
-    default, where float64 is fast).
+    default, where float64 is fast). ``width`` > K runs the table padded with never-played arms
+    through the model compiled at that width (the padding check: the same run).
     """
     raw = np.asarray(rewards)
     dtype = np.float32 if raw.dtype == np.float32 else np.float64
@@ -209,8 +220,11 @@ def run_on_stream(policy: str, rewards: Any, *, alpha: float, mu0: float, rho: f
     _check_stream_args(policy, table, alpha, mu0, rho)
     mu, var = _arm_truth(table, means, variances)
     T, K = table.shape
-    p = make_params(alpha, mu0, rho, T, mu, var, dtype, 1, table=table)
-    outs = runner.run(make_model((policy,), K, "table"), p, jax.random.PRNGKey(0)[None], T, device=device)
+    width = K if width is None else width
+    if width < K:
+        raise SettingsError("width", f"at least K = {K}", width)
+    p = make_params(alpha, mu0, rho, T, mu, var, dtype, 1, table=table, width=width)
+    outs = runner.run(make_model((policy,), width, "table"), p, jax.random.PRNGKey(0)[None], T, device=device)
     res = {k: v[0, 0] for k, v in outs.items()}
     res["cum_regret"] = cumulative(res["regret"])
     return {k: res[k] for k in OUTPUT_FIELDS}

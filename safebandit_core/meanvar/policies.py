@@ -24,7 +24,6 @@ sums of squares; the path's running sum and sum of squares; no re-scan of the pa
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -45,6 +44,7 @@ class MVParams(NamedTuple):
     mu0: jax.Array  # () default arm's reward μ_0 in (0, 1]
     rho: jax.Array  # () weight ρ > 0 of the mean in MV = ρ μ − σ²
     horizon: jax.Array  # () T, for MV-UCB's δ = 1/T²
+    K: jax.Array  # () the true number of regular arms; arms from K on are padding, never played
 
 
 class MVState(NamedTuple):
@@ -70,7 +70,7 @@ class Rule(NamedTuple):
     """What sets a policy apart: when it may explore, and the log term ``L`` under its root."""
 
     explore: Callable[[MVParams, MVState], jax.Array]
-    log_term: Callable[[MVParams, MVState, int], jax.Array]
+    log_term: Callable[[MVParams, MVState], jax.Array]
 
 
 def path_total_mv(s: jax.Array, q: jax.Array, t: jax.Array, rho: jax.Array) -> jax.Array:
@@ -95,13 +95,13 @@ def _always(p: MVParams, s: MVState) -> jax.Array:
     return jnp.asarray(True)
 
 
-def _cucb_log(p: MVParams, s: MVState, K: int) -> jax.Array:
-    """``log(12 K m³)`` with m counting this pull."""
+def _cucb_log(p: MVParams, s: MVState) -> jax.Array:
+    """``log(12 K m³)`` with m counting this pull and K the true arm count."""
     m = (s.m + 1).astype(s.sums.dtype)
-    return math.log(12.0 * K) + 3.0 * jnp.log(m)
+    return jnp.log(12.0 * p.K.astype(s.sums.dtype)) + 3.0 * jnp.log(m)
 
 
-def _ucb_log(p: MVParams, s: MVState, K: int) -> jax.Array:
+def _ucb_log(p: MVParams, s: MVState) -> jax.Array:
     """``log(1/δ) = 2 log T`` with δ = 1/T²."""
     return 2.0 * jnp.log(p.horizon.astype(s.sums.dtype))
 
@@ -118,22 +118,23 @@ def init_state(K: int, dtype: Any) -> MVState:
 
 
 def arm_index(rule: Rule, p: MVParams, s: MVState) -> jax.Array:
-    """Optimistic mean-variance index of every regular arm, +∞ for unpulled ones.
+    """Optimistic mean-variance index of every regular arm, +∞ for unpulled ones, −∞ for padding.
 
-    ``MV̂_i + (5 + ρ)·sqrt(L / (2 N_i))`` with the rule's ``L``.
+    ``MV̂_i + (5 + ρ)·sqrt(L / (2 N_i))`` with the rule's ``L``; arms from ``p.K`` on are the padding
+    of a compiled width (:mod:`safebandit_core.shapes`) and are never the argmax.
     """
     dtype = s.sums.dtype
-    K = s.counts.shape[0]
     n = jnp.maximum(s.counts, 1).astype(dtype)
     mean = s.sums / n
     var = s.sumsqs / n - mean * mean
     mv_hat = p.rho * mean - var
-    width = (5.0 + p.rho) * jnp.sqrt(rule.log_term(p, s, K) / (2.0 * n))
-    return jnp.where(s.counts > 0, mv_hat + width, jnp.inf)
+    bonus = (5.0 + p.rho) * jnp.sqrt(rule.log_term(p, s) / (2.0 * n))
+    index = jnp.where(s.counts > 0, mv_hat + bonus, jnp.inf)
+    return jnp.where(jnp.arange(s.counts.shape[0]) < p.K, index, -jnp.inf)
 
 
 def make_policy(name: str, K: int) -> Policy:
-    """MV-CUCB (``"mvcucb"``) or MV-UCB (``"mvucb"``) over K regular arms.
+    """MV-CUCB (``"mvcucb"``) or MV-UCB (``"mvucb"``) over a compiled width of K arms (``p.K`` of them real).
 
     ``obs`` is the round's :class:`~safebandit_core.meanvar.env.Obs` (every arm's outcome), the
     action an :class:`MVAction` and the feedback the reward received (``μ_0`` on a default pull).

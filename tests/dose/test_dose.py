@@ -278,3 +278,44 @@ def test_curve_parameters_out_of_range(kind, kw, field):
     with pytest.raises(SettingsError) as err:
         curves.validate(kind, **args)
     assert err.value.field == field
+
+
+# ---------------------------------------------------------------- d padded to a compiled width
+@pytest.mark.parametrize("policy", ["hpucb", "on_expectation", "eps_greedy"])
+@pytest.mark.parametrize("d,width", [(3, 4), (5, 8), (5, 13)])
+def test_zero_padded_coordinates_change_nothing(policy, d, width):
+    """The same explicit stream at its own width and padded with zero coordinates: the same run."""
+    rng = np.random.default_rng(d * 100 + width)
+    T = 300
+    X, xr, xc, th, mu = random_stream(rng, T, d)
+    kw = dict(tau=0.4, delta=0.05, delta_prime=0.1, kappa_r=0.3, kappa_c=0.3, S=1.0, L=1.0, eps=0.3,
+              u_eps=rng.uniform(size=T), refresh_every=50)
+    plain = run_on_stream(policy, X, xr, xc, th, mu, **kw)
+    padded = run_on_stream(policy, X, xr, xc, th, mu, width=width, **kw)
+    for k, v in plain.items():
+        np.testing.assert_allclose(padded[k], v, rtol=0, atol=1e-12, err_msg=k)
+
+
+def test_moving_d_inside_a_bucket_reuses_the_compiled_model():
+    """d = 5, 6, 7, 8 share the width-8 model; the draws are the width-d draws, padded (a replay agrees)."""
+    fam = families.get("dose")
+    models = {id(fam.model(DoseSettings(d=d), "float64")) for d in (5, 6, 7, 8)}
+    assert len(models) == 1
+    assert fam.model(DoseSettings(d=9), "float64") is not fam.model(DoseSettings(d=8), "float64")
+    s = DoseSettings(d=5, T=200, seeds=1, refresh_every=50)
+    st_ = fam.stream(s, 0)
+    assert st_["X"].shape == (200, 5)
+    got = run(s)
+    for i, policy in enumerate(s.policies):
+        ref = fam.on_stream(s, policy, st_)
+        np.testing.assert_allclose(got["alpha"][i, 0], ref["alpha"], rtol=0, atol=1e-12)
+
+
+@given(st.integers(1, 5000))
+def test_buckets_cover_and_are_few(n):
+    from safebandit_core.shapes import bucket
+
+    w = bucket(n)
+    assert n <= w and bucket(w) == w
+    assert w < 2 * n or n <= 64
+    assert (w & (w - 1) == 0) if n <= 64 else w % 64 == 0

@@ -262,7 +262,7 @@ def test_simulation_streams_match_stream_runs_and_common_numbers():
     for seed in (0, s.seeds - 1):
         obs = jax.vmap(draw_bernoulli, in_axes=(None, None, 0))(env_p, keys[seed], jnp.arange(s.T))
         assert isinstance(obs, Obs)
-        table = np.asarray(obs.outcomes)
+        table = np.asarray(obs.outcomes)[:, : s.K]  # the padded arms of the compiled width left out
         for policy in s.policies:
             ref = run_on_stream(policy, table, alpha=s.alpha, mu0=s.mu0, rho=s.rho, means=arm_means(s.K))
             out = run.policy_outputs(policy)
@@ -455,3 +455,29 @@ def test_a_run_too_large_for_memory_is_a_settings_error_naming_T():
     with pytest.raises(SettingsError) as err:
         next(families.simulate(MVSettings(T=10_000_000, seeds=10_000)))
     assert err.value.field == "T" and "at most about" in err.value.allowed
+
+
+@pytest.mark.parametrize("policy", ["mvcucb", "mvucb"])
+@pytest.mark.parametrize("case,width", [((1, "bernoulli", 5), 8), ((2, "uniform", 3), 4), ((3, "uniform", 5), 11)])
+def test_padded_arms_change_nothing(policy, case, width):
+    """The same table at its own width and padded with never-played arms: the same run."""
+    table, kw = random_case(*case)
+    plain = run_on_stream(policy, table, **kw)
+    padded = run_on_stream(policy, table, width=width, **kw)
+    for k, v in plain.items():
+        np.testing.assert_allclose(padded[k], v, rtol=0, atol=1e-12, err_msg=k)
+    assert padded["action"].max() < table.shape[1]
+
+
+def test_moving_k_inside_a_bucket_reuses_the_compiled_model():
+    """K = 5…8 share the width-8 model, and the run is the replay of its own K-column stream."""
+    fam = families.get("mv")
+    assert len({id(fam.model(MVSettings(K=k), "float64")) for k in (5, 6, 7, 8)}) == 1
+    s = MVSettings(K=6, T=300, seeds=1)
+    st_ = fam.stream(s, 0)
+    assert st_["rewards"].shape == (300, 6)
+    got = families.run(s).outputs
+    for i, policy in enumerate(s.policies):
+        ref = fam.on_stream(s, policy, st_)
+        np.testing.assert_array_equal(got["action"][i, 0], ref["action"])
+        np.testing.assert_allclose(got["cum_regret"][i, 0], ref["cum_regret"], rtol=0, atol=1e-9)

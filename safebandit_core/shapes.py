@@ -1,0 +1,20 @@
+"""Shape buckets: the sizes a person moves (the context dimension d) are padded up to a few compiled widths.
+
+Moving d inside a bucket then costs no compilation: the padded coordinates are zero, which leaves
+every estimate unchanged (a zero coordinate adds nothing to ⟨x, θ̂⟩, to ‖x‖_{Σ⁻¹} or to Σ's block of
+the true coordinates), and the confidence radius reads the true d as a traced number.
+"""
+
+from __future__ import annotations
+
+LINEAR_FROM = 64
+"""Above this width the buckets are multiples of it (at most (1 + 64/d)² more work), below it powers of two."""
+
+
+def bucket(n: int) -> int:
+    """The compiled width for a true size ``n`` ≥ 1: the next power of two up to 64, then the next multiple of 64."""
+    if n < 1:
+        raise ValueError(f"a size must be at least 1 (got {n})")
+    if n <= LINEAR_FROM:
+        return 1 << (n - 1).bit_length()
+    return -(-n // LINEAR_FROM) * LINEAR_FROM
