@@ -258,6 +258,86 @@ def test_built_in_classes_are_data_from_the_base_seed(kind):
     assert values.std(axis=1).mean() > 0.1  # the members do vary with the context
 
 
+# ---------------------------------------------------------------- padding to compiled widths
+@pytest.mark.parametrize("policy", ["hpucb", "eps_greedy"])
+@pytest.mark.parametrize("n_r,n_c,width", [(5, 3, 8), (8, 8, 16), (1, 2, 64)])
+def test_run_on_table_padded_with_members_is_the_same_run(policy, n_r, n_c, width):
+    """Never-chosen members after the true ones change no fit, set, dose or count."""
+    rng = np.random.default_rng(10 * n_r + n_c)
+    Fr, Fc = rng.uniform(-1, 1, (n_r, T_TABLE)), rng.uniform(-1, 1, (n_c, T_TABLE))
+    xr, xc = 0.3 * rng.normal(size=T_TABLE), 0.3 * rng.normal(size=T_TABLE)
+    r_star, c_star = n_r - 1, n_c - 1
+    own = run_on_table(policy, Fr, Fc, xr, xc, r_star, c_star, seed=2, **NUMBERS)
+    padded = run_on_table(policy, Fr, Fc, xr, xc, r_star, c_star, seed=2, width=width, **NUMBERS)
+    for k in OUTPUT_KEYS:
+        np.testing.assert_array_equal(padded[k], own[k], err_msg=k)
+    assert padded["fit_r"].max() < n_r and padded["set_c"].max() <= n_c
+    assert_same(own, np_reference(policy, Fr, Fc, xr, xc, r_star, c_star, coins(2, T_TABLE), **NUMBERS))
+    with pytest.raises(SettingsError) as err:
+        run_on_table(policy, Fr, Fc, xr, xc, r_star, c_star, width=max(n_r, n_c) - 1, **NUMBERS)
+    assert err.value.field == "width"
+
+
+@pytest.mark.parametrize("kind", ["linear-grid", "logistic", "mlp"])
+def test_padded_members_keep_their_values(kind):
+    """Zero coordinates and zero hidden units change no member's value (up to the last bit: XLA's code for a
+    longer array may group a sum or vectorise tanh differently); padded members are 0 everywhere."""
+    s = NonlinearSettings(function_class=kind, size=12, d=5, hidden=5)
+    members, _, _, _ = draw_classes(s)
+    X = np.random.default_rng(1).normal(size=(50, 5))
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    values = jax.jit(jax.vmap(lambda m, x: classes.evaluate(kind, m, x), in_axes=(None, 0)))
+    want = np.asarray(values(classes.cast(members, jnp.float64), jnp.asarray(X)))
+    padded = classes.pad(kind, members, 16, 8, 8)
+    got = np.asarray(values(classes.cast(padded, jnp.float64), jnp.asarray(np.pad(X, [(0, 0), (0, 3)]))))
+    assert all(v.shape[0] == 16 for v in jax.tree.leaves(padded))
+    np.testing.assert_allclose(got[:, :12], want, rtol=0, atol=4 * np.finfo(np.float64).eps)
+    np.testing.assert_array_equal(got[:, 12:], 0.0)
+
+
+PADDED = [NonlinearSettings(function_class="logistic", size=20, d=5, T=300, seeds=2, tau=0.1),
+          NonlinearSettings(function_class="mlp", size=12, d=3, hidden=6, T=300, seeds=2, tau=0.1)]
+
+
+@pytest.mark.parametrize("s", PADDED, ids=lambda s: s.function_class)
+def test_padded_family_run_is_run_on_table_of_the_drawn_stream(s):
+    """|F|, d and the hidden width off their buckets: the padded run is the unpadded replay of its stream,
+    and the public tables and curves keep the true sizes."""
+    run = families.run(s, "cpu")
+    table = draw_table(s, seed_index=1)
+    members_r, members_c, r_star, c_star = draw_classes(s)
+    assert table["X"].shape == (s.T, s.d) and table["Fr"].shape == table["Fc"].shape == (s.size, s.T)
+    X = jnp.asarray(table["X"][:40])
+    for F, members in ((table["Fr"], members_r), (table["Fc"], members_c)):
+        want = np.stack([np.asarray(classes.evaluate(s.function_class, classes.cast(members, jnp.float64), x))
+                         for x in X], 1)
+        np.testing.assert_allclose(F[:, :40], want, rtol=0, atol=1e-12)
+    for policy in ("hpucb", "on_expectation"):
+        out = run.policy_outputs(policy)
+        got = run_on_table(policy, table["Fr"], table["Fc"], table["xi_r"], table["xi_c"], r_star, c_star,
+                           tau=s.tau, delta=s.delta, delta_prime=s.delta_prime, kappa_r=s.kappa_r, kappa_c=s.kappa_c)
+        for k in OUTPUT_KEYS:
+            np.testing.assert_allclose(got[k], out[k][1], rtol=0, atol=1e-12, err_msg=k)
+        assert out["fit_r"].max() < s.size and out["fit_c"].max() < s.size and out["set_c"].max() <= s.size
+        assert out["set_c"][:, -1].max() < s.size  # the sets shrink: the comparison covers more than the whole class
+        c = class_curves(s, 1, 50, 21, policy=policy, run=run)
+        assert c["values"].shape == (s.size, 21) and c["in_set"].shape == c["distance"].shape == (s.size,)
+        assert c["direction"].shape == (s.d,)
+        assert c["set_size"] == out["set_c"][1, 49] and c["fit"] == out["fit_c"][1, 49]
+
+
+def test_moving_sizes_inside_a_bucket_reuses_the_model():
+    """d = 5..8, |F| = 33..64 and hidden = 5..8 share one compiled model; the next bucket is another."""
+    family = families.get("nonlinear")
+    base = NonlinearSettings(function_class="mlp", size=40, d=5, hidden=5)
+    model = family.model(base, "float64")
+    for change in [dict(d=6), dict(d=7), dict(d=8), dict(size=33), dict(size=64), dict(hidden=8),
+                   dict(d=8, size=50, hidden=7)]:
+        assert family.model(dataclasses.replace(base, **change), "float64") is model, change
+    for change in [dict(d=9), dict(size=65), dict(hidden=9), dict(d=4)]:
+        assert family.model(dataclasses.replace(base, **change), "float64") is not model, change
+
+
 def test_registry_and_settings_errors():
     assert families.get("nonlinear") is FAMILY and families.of(STAT) is FAMILY
     for change, field in [(dict(size=0), "size"), (dict(size=5000), "size"), (dict(function_class="rbf"),

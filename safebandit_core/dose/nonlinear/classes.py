@@ -12,7 +12,10 @@ compiled function serves any class of the same kind and size.
   W ~ N(0, 4), b ~ N(0, 1), v ~ N(0, 4/hidden), c ~ N(0, 1/4).
 
 Members are drawn in float64 (numpy), whatever the run's precision, so a class does not depend
-on the device; the run casts them.
+on the device; the run casts them. :func:`pad` fills them out with zeros to compiled widths (more
+members, coordinates, hidden units): a zero coordinate or hidden unit changes no member's value
+(bit for bit in exact sums; XLA may group a longer sum differently, a last-bit change), and a zero
+member (value 0 everywhere) is masked out by the policy (:mod:`.policy`).
 """
 
 from __future__ import annotations
@@ -48,11 +51,13 @@ class MLP(NamedTuple):
 
 
 class ClassKind(NamedTuple):
-    """A kind of finite class: ``draw(key, n, d, hidden)`` members, ``evaluate(members, x)``."""
+    """A kind of finite class: ``draw(key, n, d, hidden)`` members, ``evaluate(members, x)``, and each
+    member field's axes (``"n"`` members, ``"h"`` hidden units, ``"d"`` coordinates) for :func:`pad`."""
 
     draw: Callable[[jax.Array, int, int, int], Any]
     evaluate: Callable[[Any, jax.Array], jax.Array]
     about: str
+    axes: tuple[str, ...]
 
 
 def _normal(key: jax.Array, shape: tuple[int, ...], std: float) -> np.ndarray:
@@ -89,9 +94,10 @@ def _eval_mlp(m: MLP, x: jax.Array) -> jax.Array:
 
 
 CLASSES: dict[str, ClassKind] = {
-    "linear-grid": ClassKind(_draw_linear, _eval_linear, "f(x) = <theta, x> over unit vectors theta"),
-    "logistic": ClassKind(_draw_logistic, _eval_logistic, "f(x) = 2 sigmoid(<w, x> + c) - 1"),
-    "mlp": ClassKind(_draw_mlp, _eval_mlp, "f(x) = tanh(<v, tanh(W x + b)> + c), one hidden tanh layer"),
+    "linear-grid": ClassKind(_draw_linear, _eval_linear, "f(x) = <theta, x> over unit vectors theta", ("nd",)),
+    "logistic": ClassKind(_draw_logistic, _eval_logistic, "f(x) = 2 sigmoid(<w, x> + c) - 1", ("nd", "n")),
+    "mlp": ClassKind(_draw_mlp, _eval_mlp, "f(x) = tanh(<v, tanh(W x + b)> + c), one hidden tanh layer",
+                     ("nhd", "nh", "nh", "n")),
 }
 KINDS = tuple(CLASSES)
 
@@ -99,6 +105,21 @@ KINDS = tuple(CLASSES)
 def draw(kind: str, key: jax.Array, n: int, d: int, hidden: int) -> Any:
     """``n`` members of a class kind in ``d`` dimensions (float64 numpy leaves)."""
     return CLASSES[kind].draw(key, n, d, hidden)
+
+
+def pad(kind: str, members: Any, n: int, d: int, hidden: int) -> Any:
+    """The members zero-padded to ``n`` members, ``d`` coordinates and ``hidden`` units (numpy leaves).
+
+    Zero weights on the extra coordinates and zero hidden units (tanh(0) = 0, outgoing weight 0) leave
+    every member's value unchanged; the extra members are 0 everywhere and must be masked by the user.
+    """
+    width = {"n": n, "d": d, "h": hidden}
+
+    def one(v: Any, axes: str) -> np.ndarray:
+        v = np.asarray(v)
+        return np.pad(v, [(0, width[a] - size) for a, size in zip(axes, v.shape, strict=True)])
+
+    return type(members)(*(one(v, axes) for v, axes in zip(members, CLASSES[kind].axes, strict=True)))
 
 
 def evaluate(kind: str, members: Any, x: jax.Array) -> jax.Array:

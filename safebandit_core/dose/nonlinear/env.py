@@ -9,6 +9,11 @@ key. The observation carries every member's value at the context (``fr``, ``fc``
 members and the true indices ``r_star``, ``c_star`` are the environment's params (data). With a
 :class:`Table` the per-round values, noises and coins are given instead (explicit replays).
 
+A compiled model serves every dimension, class size and hidden width up to its widths: the
+context's coordinates from the true d on (traced) are zero, and so are the padded members'
+weights there (:func:`.classes.pad`); padded members sit after the true ones and the policy
+never picks them (:mod:`.policy`), so r_star, c_star < the true size index the same members.
+
 The clairvoyant knows θ*, μ* and the true margin b_δ = κ_c sqrt(2 log(1/δ)):
 B* = μ*(X_t) + b_δ, z* = 1 if B* ≤ 0 else min(1, τ/B*), α*max = g⁻¹(z*),
 α* = α*max if θ*(X_t) ≥ 0 else 0; regret_t = (g(α*) − g(α_t))·θ*(X_t).
@@ -48,6 +53,7 @@ class NLEnvParams(NamedTuple):
     kappa_c: jax.Array  # () cost noise std
     g1: jax.Array  # () curve parameter p or EC50
     g2: jax.Array  # () curve parameter n
+    d: jax.Array  # () the true dimension: context coordinates from d on are zero (unused with a table)
     r_star: jax.Array  # () int, index of θ* in F^r
     c_star: jax.Array  # () int, index of μ* in F^c
     class_r: Any = None  # members of F^r (see :mod:`.classes`), or None with a table
@@ -78,12 +84,16 @@ def margin(p: NLEnvParams) -> jax.Array:
     return p.kappa_c * jnp.sqrt(2.0 * jnp.log(1.0 / p.delta))
 
 
-def class_draw(kind: str, d: int, dtype: Any) -> Callable[[NLEnvParams, jax.Array, jax.Array], Obs]:
-    """Round t of the synthetic stream for a class kind: the dose stream's draws, the members' values."""
+def class_draw(kind: str, width: int, dtype: Any) -> Callable[[NLEnvParams, jax.Array, jax.Array], Obs]:
+    """Round t of the synthetic stream for a class kind: the dose stream's draws, the members' values.
+
+    The context has ``width`` coordinates, the first ``p.d`` drawn (the very numbers a width-d draw
+    gives), the rest zero; the members are padded to the same width.
+    """
     evaluate = CLASSES[kind].evaluate
 
     def draw(p: NLEnvParams, key: jax.Array, t: jax.Array) -> Obs:
-        o = draw_round(p, key, t, d, dtype)
+        o = draw_round(p, key, t, width, dtype, padded=True)
         return Obs(evaluate(p.class_r, o.x), evaluate(p.class_c, o.x), o.xi_r, o.xi_c, o.u_eps, t)
 
     return draw

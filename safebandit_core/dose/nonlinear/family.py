@@ -5,6 +5,11 @@ numbers), so they see the same draws in one scan. :func:`run_on_table` runs one 
 explicit table of member values and noises through the very same policy; :func:`draw_table`
 gives the table seed i of a run sees, and :func:`class_curves` the candidate cost functions
 along a context direction with their confidence-set flags at a round (for the page).
+
+A run is compiled at the bucketed widths (:func:`widths`: ``shapes.bucket`` of |F|, d and the
+hidden width) with the true sizes traced (:mod:`.env`, :mod:`.policy`), so moving |F|, d or the
+hidden width inside a bucket compiles nothing; the public functions still take and give arrays
+at the true sizes.
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ import numpy as np
 
 from ... import device as dev
 from ... import model as M
-from ... import runner
+from ... import runner, shapes
 from ...results import interval95
 from ...settings import SettingsError, check_int_range
 from .. import curves
@@ -37,13 +42,24 @@ CLASS_TAG = 0x4E4C  # folded into PRNGKey(base_seed) for the classes: never a se
 @functools.cache
 def make_model(source: str, n_r: int, n_c: int, d: int, hidden: int, g: str, precision: str, n_policies: int
                ) -> runner.Model:
-    """The compiled-once model for one shape: ``source`` is a class kind (members drawn per round's
-    context) or ``"table"`` (an explicit :class:`~.env.Table`); ``d``, ``hidden`` only shape a class."""
+    """The compiled-once model for one set of widths: ``source`` is a class kind (members drawn per
+    round's context) or ``"table"`` (an explicit :class:`~.env.Table`); ``d``, ``hidden`` only shape a
+    class. The widths may exceed the true sizes, which the params carry (see :func:`widths`)."""
     curve = curves.get(g)
     dtype = dev.dtype_of(precision)
     draw = table_draw if source == TABLE else class_draw(source, d, dtype)
     return M.compose(make_env(curve, draw), [M.Lane(make_policy(curve, n_r, n_c), n_policies)],
                      name=f"nonlinear-{source}-{n_r}x{n_c}-d{d}-h{hidden}-{g}-{precision}")
+
+
+def widths(s: NonlinearSettings) -> tuple[int, int, int]:
+    """The compiled (|F|, d, hidden) of a run: each true size's ``shapes.bucket``."""
+    return shapes.bucket(s.size), shapes.bucket(s.d), shapes.bucket(s.hidden)
+
+
+def _model_of(s: NonlinearSettings, precision: str, n_policies: int) -> runner.Model:
+    n, d, hidden = widths(s)
+    return make_model(s.function_class, n, n, d, hidden, s.g, precision, n_policies)
 
 
 def draw_classes(s: NonlinearSettings) -> tuple[Any, Any, int, int]:
@@ -61,22 +77,25 @@ def _curve_numbers(s: Any) -> tuple[float, float]:
 
 
 def env_params(s: NonlinearSettings, dtype: Any) -> NLEnvParams:
-    """The environment's numbers, members and true indices of a run."""
+    """The environment's numbers, members (zero-padded to :func:`widths`) and true indices of a run."""
     g1, g2 = _curve_numbers(s)
     members_r, members_c, r_star, c_star = draw_classes(s)
+    pad = lambda m: classes.cast(classes.pad(s.function_class, m, *widths(s)), dtype)
     cast = lambda v: jnp.asarray(v, dtype)
-    return NLEnvParams(cast(s.tau), cast(s.delta), cast(s.kappa_r), cast(s.kappa_c), cast(g1), cast(g2),
-                       jnp.asarray(r_star, jnp.int32), jnp.asarray(c_star, jnp.int32), classes.cast(members_r, dtype),
-                       classes.cast(members_c, dtype))
+    return NLEnvParams(cast(s.tau), cast(s.delta), cast(s.kappa_r), cast(s.kappa_c), cast(g1), cast(g2), cast(s.d),
+                       jnp.asarray(r_star, jnp.int32), jnp.asarray(c_star, jnp.int32), pad(members_r), pad(members_c))
 
 
-def policy_params(s: Any, dtype: Any, policies: tuple[str, ...] | None = None) -> NLParams:
-    """The policies' traced numbers with a leading axis over ``policies`` (default: the settings')."""
+def policy_params(s: Any, dtype: Any, policies: tuple[str, ...] | None = None, sizes: tuple[int, int] | None = None
+                  ) -> NLParams:
+    """The policies' traced numbers with a leading axis over ``policies`` (default: the settings'),
+    for true class sizes ``sizes`` = (|F^r|, |F^c|) (default: the settings' size twice)."""
     g1, g2 = _curve_numbers(s)
+    n_r, n_c = (s.size, s.size) if sizes is None else sizes
     rows = []
     for name in policies or s.policies:
         b_scale, eps = policy_numbers(name, s.eps)
-        rows.append(NLParams(s.tau, s.delta, s.delta_prime, s.kappa_r, s.kappa_c, eps, b_scale, g1, g2))
+        rows.append(NLParams(s.tau, s.delta, s.delta_prime, s.kappa_r, s.kappa_c, eps, b_scale, g1, g2, n_r, n_c))
     return jax.tree.map(lambda *xs: jnp.asarray(xs, dtype=dtype), *rows)
 
 
@@ -87,7 +106,7 @@ def params(s: NonlinearSettings, precision: str) -> Any:
 
 
 def _model(s: NonlinearSettings, precision: str) -> runner.Model:
-    return make_model(s.function_class, s.size, s.size, s.d, s.hidden, s.g, precision, len(s.policies))
+    return _model_of(s, precision, len(s.policies))
 
 
 def derive(s: NonlinearSettings, out: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
@@ -133,12 +152,13 @@ FAMILY = M.Family(
 )
 
 
-def _table_params(s: Any, dtype: Any, table: Table, r_star: int, c_star: int, policy: str) -> Any:
+def _table_params(s: Any, dtype: Any, table: Table, r_star: int, c_star: int, policy: str, sizes: tuple[int, int]
+                  ) -> Any:
     g1, g2 = _curve_numbers(s)
     cast = lambda v: jnp.asarray(v, dtype)
-    env = NLEnvParams(cast(s.tau), cast(s.delta), cast(s.kappa_r), cast(s.kappa_c), cast(g1), cast(g2),
+    env = NLEnvParams(cast(s.tau), cast(s.delta), cast(s.kappa_r), cast(s.kappa_c), cast(g1), cast(g2), cast(0),
                       jnp.asarray(r_star, jnp.int32), jnp.asarray(c_star, jnp.int32), table=table)
-    return env, (policy_params(s, dtype, (policy,)),)
+    return env, (policy_params(s, dtype, (policy,), sizes),)
 
 
 def _check_values(name: str, arr: np.ndarray, T: int | None) -> None:
@@ -157,7 +177,7 @@ def _index(name: str, value: Any, n: int) -> int:
 
 def run_on_table(policy: str, Fr: Any, Fc: Any, xi_r: Any, xi_c: Any, r_star: int, c_star: int, *, tau: float,
                  delta: float, delta_prime: float, kappa_r: float, kappa_c: float, g: str = "linear", eps: float = 0.5,
-                 seed: int = 0) -> dict[str, np.ndarray]:
+                 seed: int = 0, width: int | None = None) -> dict[str, np.ndarray]:
     """Run one policy on explicit tables and return length-T numpy arrays.
 
     ``Fr`` (|F^r|, T) holds every reward-class member's value at each round's context, ``Fc``
@@ -166,7 +186,8 @@ def run_on_table(policy: str, Fr: Any, Fc: Any, xi_r: Any, xi_c: Any, r_star: in
     fit_r, fit_c, true_in_r, true_in_c``. Float64 tables are computed in float64, anything else in
     float32. The dose curve ``g`` takes its default parameters; ε-Greedy explores at round t ≥ 2
     when ``u[t] < eps`` with ``u = jax.random.uniform(PRNGKey(seed), (T,))``, so the same call
-    gives the same run.
+    gives the same run. ``width`` ≥ both sizes runs both classes padded with never-chosen members to
+    that many through the model compiled at that width (the padding check: the same numbers).
     """
     Fr, Fc = np.asarray(Fr), np.asarray(Fc)
     if policy not in NAMES:
@@ -178,16 +199,21 @@ def run_on_table(policy: str, Fr: Any, Fc: Any, xi_r: Any, xi_c: Any, r_star: in
         if np.shape(arr) != (T,):
             raise SettingsError(name, f"an array of length T = {T}", np.shape(arr))
     r_star, c_star = _index("r_star", r_star, Fr.shape[0]), _index("c_star", c_star, Fc.shape[0])
+    sizes = (Fr.shape[0], Fc.shape[0])
+    if width is not None and (not isinstance(width, (int, np.integer)) or width < max(sizes)):
+        raise SettingsError("width", f"an integer at least max(|F^r|, |F^c|) = {max(sizes)}", width)
+    n_r, n_c = sizes if width is None else (int(width), int(width))
     check_numbers(tau, delta, delta_prime, kappa_r, kappa_c, eps, g)
     precision = "float64" if Fr.dtype == np.float64 else "float32"
     dtype = dev.dtype_of(precision)
     s = NonlinearSettings(policies=(policy,), T=T, tau=tau, delta=delta, delta_prime=delta_prime, kappa_r=kappa_r,
                           kappa_c=kappa_c, g=g, eps=eps)
     u_eps = jax.random.uniform(jax.random.PRNGKey(seed), (T,), dtype)
-    table = Table(jnp.asarray(Fr.T, dtype), jnp.asarray(Fc.T, dtype), jnp.asarray(xi_r, dtype),
-                  jnp.asarray(xi_c, dtype), u_eps)
-    model = make_model(TABLE, Fr.shape[0], Fc.shape[0], 0, 0, g, precision, 1)
-    out = runner.run(model, _table_params(s, dtype, table, r_star, c_star, policy), jax.random.PRNGKey(seed)[None], T)
+    pad = lambda F, n: jnp.asarray(np.pad(F, [(0, n - F.shape[0]), (0, 0)]).T, dtype)
+    table = Table(pad(Fr, n_r), pad(Fc, n_c), jnp.asarray(xi_r, dtype), jnp.asarray(xi_c, dtype), u_eps)
+    model = make_model(TABLE, n_r, n_c, 0, 0, g, precision, 1)
+    p = _table_params(s, dtype, table, r_star, c_star, policy, sizes)
+    out = runner.run(model, p, jax.random.PRNGKey(seed)[None], T)
     return {k: np.asarray(out[k][0, 0]) for k in OUTPUT_KEYS}
 
 
@@ -207,20 +233,22 @@ def draw_table(s: NonlinearSettings, seed_index: int = 0, T: int | None = None) 
     check_int_range("T", T, 1)
     precision = FAMILY.precision_of(s)
     p = env_params(s, dev.dtype_of(precision))
-    X, obs = _stream_fn(s.function_class, s.d, precision)(p, _seed_key(s, seed_index), jnp.arange(_padded(T)))
+    _, d_width, _ = widths(s)
+    X, obs = _stream_fn(s.function_class, d_width, precision)(p, _seed_key(s, seed_index), jnp.arange(_padded(T)))
     cut = lambda v: np.asarray(v)[:T]
-    return {"X": cut(X), "Fr": cut(obs.fr).T, "Fc": cut(obs.fc).T, "xi_r": cut(obs.xi_r), "xi_c": cut(obs.xi_c),
-            "u_eps": cut(obs.u_eps), "r_star": int(p.r_star), "c_star": int(p.c_star)}
+    return {"X": cut(X)[:, :s.d], "Fr": cut(obs.fr)[:, :s.size].T, "Fc": cut(obs.fc)[:, :s.size].T,
+            "xi_r": cut(obs.xi_r), "xi_c": cut(obs.xi_c), "u_eps": cut(obs.u_eps), "r_star": int(p.r_star),
+            "c_star": int(p.c_star)}
 
 
 @functools.cache
-def _stream_fn(kind: str, d: int, precision: str) -> Any:
-    """Jitted (contexts, observations) of given rounds of one seed's synthetic stream."""
+def _stream_fn(kind: str, width: int, precision: str) -> Any:
+    """Jitted (contexts, observations) of given rounds of one seed's synthetic stream, at a compiled width."""
     dtype = dev.dtype_of(precision)
-    draw = class_draw(kind, d, dtype)
+    draw = class_draw(kind, width, dtype)
 
     def one(p: NLEnvParams, key: jax.Array, t: jax.Array) -> Any:
-        return draw_round(p, key, t, d, dtype).x, draw(p, key, t)
+        return draw_round(p, key, t, width, dtype, padded=True).x, draw(p, key, t)
 
     return jax.jit(jax.vmap(one, in_axes=(None, None, 0)))
 
@@ -299,7 +327,7 @@ def _doses_and_costs(s: NonlinearSettings, seed_index: int, n: int, policy: str,
         return np.asarray(out["alpha"][seed_index, :n]), np.asarray(out["cost"][seed_index, :n])
     precision = FAMILY.precision_of(s)
     dtype = dev.dtype_of(precision)
-    model = make_model(s.function_class, s.size, s.size, s.d, s.hidden, s.g, precision, 1)
+    model = _model_of(s, precision, 1)
     p = (env_params(s, dtype), (policy_params(s, dtype, (policy,)),))
     out = runner.run(model, p, _seed_key(s, seed_index)[None], _padded(n))
     return np.asarray(out["alpha"][0, 0, :n]), np.asarray(out["cost"][0, 0, :n])

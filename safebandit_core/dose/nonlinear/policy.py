@@ -24,6 +24,11 @@ for the losses, the fit, the set and the two maxima.
 
 The action is an :class:`NLAction`: the dose and the two confidence sets as member masks, so the
 environment (which alone knows the true members) can say whether they lie in the sets.
+
+The compiled class widths may exceed the true sizes |F^r|, |F^c| (``n_r``, ``n_c``: traced): the
+members from the true size on are padding, never the fit (their loss reads +∞ in the argmin) and
+never in the set, and the radius reads the true size, so every fit, set, maximum and dose is the
+unpadded run's and one compiled width serves every size up to it (:mod:`safebandit_core.shapes`).
 """
 
 from __future__ import annotations
@@ -52,6 +57,8 @@ class NLParams(NamedTuple):
     b_scale: jax.Array  # 1: realized-cost margin kept (HPC-UCB), 0: On-Expectation
     g1: jax.Array  # curve parameter p (power) or EC50 (emax)
     g2: jax.Array  # curve parameter n (emax)
+    n_r: jax.Array  # the true size |F^r| (members from it on are padding)
+    n_c: jax.Array  # the true size |F^c|
 
 
 class NLState(NamedTuple):
@@ -76,7 +83,7 @@ def margin(p: NLParams) -> jax.Array:
     return p.kappa_c * jnp.sqrt(2.0 * jnp.log(1.0 / p.delta))
 
 
-def radius(kappa: jax.Array, n: int, delta_prime: jax.Array) -> jax.Array:
+def radius(kappa: jax.Array, n: Any, delta_prime: jax.Array) -> jax.Array:
     """ρ = 8κ² log(|F|/δ′) of a finite class (seed 000 eqs. 20–21)."""
     return 8.0 * kappa**2 * jnp.log(n / delta_prime)
 
@@ -93,18 +100,21 @@ def first_dose(curve: Curve, p: NLParams) -> jax.Array:
     return curve.g_inv(jnp.minimum(1.0, p.tau / (p.b_scale * margin(p) + 1.0)), p.g1, p.g2)
 
 
-def confidence_set(loss: jax.Array, dist: jax.Array, values: jax.Array, rho: jax.Array
+def confidence_set(loss: jax.Array, dist: jax.Array, values: jax.Array, rho: jax.Array, n: jax.Array
                    ) -> tuple[jax.Array, jax.Array, jax.Array]:
-    """(fit index, member mask of the set, max over the set of ``values``) of one class."""
-    fit = jnp.argmin(loss)  # first minimum: ties go to the lowest index
-    inside = dist[fit] <= rho
+    """(fit index, member mask of the set, max over the set of ``values``) of one class whose first
+    ``n`` members are real (the rest padding: never the fit, never in the set)."""
+    real = jnp.arange(loss.shape[0]) < n
+    fit = jnp.argmin(jnp.where(real, loss, jnp.inf))  # first minimum: ties go to the lowest index
+    inside = (dist[fit] <= rho) & real
     return fit, inside, jnp.max(jnp.where(inside, values, -jnp.inf))
 
 
 def make_policy(curve: Curve, n_r: int, n_c: int) -> Policy:
-    """Non-linear HPC-UCB / On-Expectation / ε-Greedy for class sizes ``n_r``, ``n_c`` and a dose curve.
+    """Non-linear HPC-UCB / On-Expectation / ε-Greedy for class widths ``n_r``, ``n_c`` and a dose curve.
 
     ``obs`` needs ``fr`` (n_r,), ``fc`` (n_c,), ``u_eps`` and ``t`` (0-based); the feedback is (R_t, C_t).
+    The true sizes are the params' ``n_r``, ``n_c`` (at most the widths; the members after them are padding).
     """
 
     def init(p: NLParams) -> NLState:
@@ -113,8 +123,8 @@ def make_policy(curve: Curve, n_r: int, n_c: int) -> Policy:
                        jnp.zeros((n_c, n_c), dtype))
 
     def act(p: NLParams, s: NLState, obs: Any) -> tuple[NLAction, dict[str, jax.Array]]:
-        fit_r, in_r, u = confidence_set(s.loss_r, s.dist_r, obs.fr, radius(p.kappa_r, n_r, p.delta_prime))
-        fit_c, in_c, v = confidence_set(s.loss_c, s.dist_c, obs.fc, radius(p.kappa_c, n_c, p.delta_prime))
+        fit_r, in_r, u = confidence_set(s.loss_r, s.dist_r, obs.fr, radius(p.kappa_r, p.n_r, p.delta_prime), p.n_r)
+        fit_c, in_c, v = confidence_set(s.loss_c, s.dist_c, obs.fc, radius(p.kappa_c, p.n_c, p.delta_prime), p.n_c)
         est = upper_dose(curve, p, v + p.b_scale * margin(p))
         alpha1 = first_dose(curve, p)
         greedy = jnp.where(u >= 0, est, 0.0)

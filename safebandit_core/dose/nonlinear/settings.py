@@ -7,6 +7,7 @@ import math
 from typing import ClassVar
 
 from ... import device as dev
+from ... import shapes
 from ...settings import check_choice, check_int_range
 from ..settings import check_rule
 from .classes import KINDS
@@ -72,11 +73,13 @@ class NonlinearSettings:
 
 
 def memory_bytes(s: NonlinearSettings) -> int:
-    """A generous estimate of a run's memory: per run the two |F|×|F| distance matrices, the outputs."""
+    """A generous estimate of a run's memory: per run the two |F|×|F| distance matrices, the outputs
+    (|F|, d and the hidden width at their compiled widths, ``shapes.bucket``)."""
     runs = len(s.policies) * s.seeds
     item = 8 if s.precision in ("auto", "float64") else 4
-    per_run = (2 * s.size * s.size + 4 * s.size) * item + 2 * len(OUTPUT_KEYS) * s.T * item
-    members = 2 * s.size * (s.d * (s.hidden + 1) + 2 * s.hidden + 2) * 8
+    n, d, hidden = shapes.bucket(s.size), shapes.bucket(s.d), shapes.bucket(s.hidden)
+    per_run = (2 * n * n + 4 * n) * item + 2 * len(OUTPUT_KEYS) * s.T * item
+    members = 2 * n * (d * (hidden + 1) + 2 * hidden + 2) * 8
     return runs * per_run + members
 
 
