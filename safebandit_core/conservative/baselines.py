@@ -24,6 +24,9 @@ where the paper's argmax includes it (ConUCB, CLUCB), and loses it where the rul
   arm A; x_0 if ``Σ_{e∈A} U_e < μ_0``; else play A iff
   ``Σ_e N_e Lo_e + Σ_{e∈A} Lo_e + N_0 μ_0 ≥ (1 − α) t μ_0`` with ``Lo_e = max(0, ⟨x_e, θ̂⟩ − β‖x_e‖_{V⁻¹})``
   recomputed every round (the per-base-arm form, not CLUCB's joint bound).
+
+Shapes are compiled widths (:mod:`.ridge`): a padded arm has UCB −∞, so it never enters a max or
+an argmax, and no count, mean or lower bound (all zero there) adds to a sum.
 """
 
 from __future__ import annotations
@@ -33,18 +36,14 @@ import jax.numpy as jnp
 
 from ..model import Policy
 from .cccb import top_m
-from .cmab import UCBInfo, UCBState, Width, onehot_ridge, ucb
+from .cmab import UCBInfo, UCBState, onehot_ridge, ucb
 from .gencb import Ledger, Params, State, wrap
 from .ridge import LinInfo, determinant_radius, full_ridge, joint_norm, linear_ucb
 
 
-def conucb_width(K: int) -> Width:
-    """ConUCB's union-bound width (W1): ``sqrt(2 log(K s³/δ) / s)`` after s pulls."""
-
-    def width(params: Params, n: jax.Array, m: jax.Array) -> jax.Array:
-        return jnp.sqrt(2 * jnp.log(K * n ** 3 / params.delta) / n)
-
-    return width
+def conucb_width(params: Params, n: jax.Array, m: jax.Array) -> jax.Array:
+    """ConUCB's union-bound width (W1): ``sqrt(2 log(K s³/δ) / s)`` after s pulls, K the true arm count."""
+    return jnp.sqrt(2 * jnp.log(params.K * n ** 3 / params.delta) / n)
 
 
 def conucb_rule(params: Params, state: UCBState, mask: jax.Array, info: UCBInfo, ledger: Ledger,
@@ -82,31 +81,31 @@ def clucb2_rule(params: Params, state: State, mask: jax.Array, info: LinInfo, le
 def c3ucb_rule(params: Params, state: State, mask: jax.Array, info: LinInfo, ledger: Ledger,
                line: jax.Array) -> tuple[jax.Array, jax.Array]:
     """C3UCB's check with per-base-arm lower bounds through f = sum (BASELINES.md §4, steps 2–5)."""
-    optimistic = mask @ info.ucb >= params.mu0
+    optimistic = mask @ jnp.where(mask > 0, info.ucb, 0) >= params.mu0  # padding's −∞ kept out of the product
     lo = jnp.maximum(0, info.mean - info.beta * info.width)
     return optimistic & (state.counts @ lo + mask @ lo + ledger.bank0 >= line), mask
 
 
 def conucb(K: int) -> Policy:
     """ConUCB (known μ_0, width W1) over K regular arms."""
-    return wrap(ucb(K, conucb_width(K)), conucb_rule)
+    return wrap(ucb(K, conucb_width), conucb_rule)
 
 
 def clucb_multiarmed(K: int) -> Policy:
     """CLUCB on CMAB: one-hot features (d = K), ‖θ*‖ ≤ params.S."""
-    return wrap(linear_ucb(onehot_ridge(K), determinant_radius(K)), clucb_rule)
+    return wrap(linear_ucb(onehot_ridge(K), determinant_radius), clucb_rule)
 
 
 def clucb(K: int, d: int) -> Policy:
     """CLUCB over K arms in R^d."""
-    return wrap(linear_ucb(full_ridge(K, d), determinant_radius(d)), clucb_rule)
+    return wrap(linear_ucb(full_ridge(K, d), determinant_radius), clucb_rule)
 
 
 def clucb2(K: int, d: int) -> Policy:
     """CLUCB2 (Garcelon et al.) over K arms in R^d."""
-    return wrap(linear_ucb(full_ridge(K, d), determinant_radius(d)), clucb2_rule)
+    return wrap(linear_ucb(full_ridge(K, d), determinant_radius), clucb2_rule)
 
 
 def c3ucb(K: int, d: int, m: int) -> Policy:
     """C3UCB over K base arms in R^d with super arms of size m."""
-    return wrap(linear_ucb(full_ridge(K, d), determinant_radius(d), top_m(m)), c3ucb_rule)
+    return wrap(linear_ucb(full_ridge(K, d), determinant_radius, top_m(m)), c3ucb_rule)

@@ -28,5 +28,8 @@ def top_m(m: int) -> Select:
 
 
 def c2ucb(K: int, d: int, m: int) -> StandardPolicy:
-    """C2UCB with GenCB-CCCB's radius over K base arms in R^d, super arms of size m (Algorithm 5)."""
-    return linear_ucb(full_ridge(K, d), oful_radius(d, scale=K), top_m(m))
+    """C2UCB with GenCB-CCCB's radius over K base arms in R^d, super arms of size m (Algorithm 5).
+
+    K and d are compiled widths; padded arms score −∞, so the top m (m ≤ the true K) are true arms.
+    """
+    return linear_ucb(full_ridge(K, d), oful_radius(per_arm=True), top_m(m))

@@ -12,5 +12,5 @@ from .ridge import full_ridge, linear_ucb, oful_radius
 
 
 def linucb(K: int, d: int) -> StandardPolicy:
-    """LinUCB/OFUL with GenCB-CLB's radius β_m (seed 001, Algorithm 4)."""
-    return linear_ucb(full_ridge(K, d), oful_radius(d))
+    """LinUCB/OFUL with GenCB-CLB's radius β_m (seed 001, Algorithm 4); K and d are compiled widths."""
+    return linear_ucb(full_ridge(K, d), oful_radius())

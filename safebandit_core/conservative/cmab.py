@@ -7,6 +7,9 @@ parameter so that ConUCB (:mod:`.baselines`) reuses the same counts and means wi
 Also the one-hot ridge: the multi-armed case of a linear bandit (features e_1..e_K, d = K),
 where ``V = diag(λ + N_i)`` and everything has a closed form (BASELINES.md §2, multi-armed
 specialization); CLUCB on CMAB runs on it.
+
+``K`` below is the compiled width; the true arm count is ``params.K`` and the arms after it are
+padding (never pulled: index −∞, no share of ``log det V``).
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
-from .gencb import Params, StandardPolicy
+from .gencb import Params, StandardPolicy, within
 from .ridge import Ridge, RidgeFit
 
 
@@ -31,7 +34,7 @@ class UCBState(NamedTuple):
 class UCBInfo(NamedTuple):
     """Indices a UCB policy used this round."""
 
-    index: jax.Array  # (K,) μ̂_i + width_i; +∞ for an arm never pulled
+    index: jax.Array  # (K,) μ̂_i + width_i; +∞ for an arm never pulled, −∞ for padding
     mean: jax.Array  # (K,) μ̂_i (0 for an arm never pulled)
     width: jax.Array  # (K,) confidence width (+∞ for an arm never pulled)
 
@@ -68,7 +71,7 @@ def ucb(K: int, width: Width = ucb_width) -> StandardPolicy:
         n = jnp.where(pulled, state.counts, 1)
         mean = jnp.where(pulled, state.sums / n, 0)
         w = jnp.where(pulled, width(params, n, m), jnp.inf)
-        index = mean + w
+        index = jnp.where(within(params.K, K), mean + w, -jnp.inf)
         mask = jax.nn.one_hot(jnp.argmax(index), K, dtype=params.mu0.dtype)
         return mask, UCBInfo(index=index, mean=mean, width=w)
 
@@ -77,11 +80,12 @@ def ucb(K: int, width: Width = ucb_width) -> StandardPolicy:
 
 def onehot_ridge(K: int) -> Ridge:
     """Ridge regression with one-hot features in closed form: ``θ̂_i = Σ r / (λ + N_i)``,
-    ``‖e_i‖_{V⁻¹} = 1/sqrt(λ + N_i)``, ``log det V = Σ log(λ + N_i)``."""
+    ``‖e_i‖_{V⁻¹} = 1/sqrt(λ + N_i)``, ``log det V = Σ log(λ + N_i)`` over the true arms."""
 
     def fit(params: Params, state: UCBState) -> RidgeFit:
         diag = params.lam + state.counts
         width = 1 / jnp.sqrt(diag)
-        return RidgeFit(mean=state.sums / diag, width=width, logdet=jnp.sum(jnp.log(diag)), white=width)
+        logdet = jnp.sum(jnp.where(within(params.K, K), jnp.log(diag), 0))
+        return RidgeFit(mean=state.sums / diag, width=width, logdet=logdet, white=width)
 
     return Ridge(init=counts_init(K), fit=fit, update=update_counts, dim=K)

@@ -9,6 +9,10 @@ outcomes (semi-bandit feedback); the default arm x_0 pays the known μ_0 and sho
 Regret per round (ALGORITHMS.md §2): ``μ_best − μ_played`` where μ_best is the best super arm's
 mean (the top-m base means summed; m = 1 for CMAB and CLB) and x_0 counts as μ_0. The true means
 are the environment's params, never a policy's.
+
+The arms form a compiled width (:mod:`safebandit_core.shapes`): arms from the true ``K`` on have mean 0
+(their Bernoulli outcome is always 0, and the first K draws are those of an unpadded run), are never
+played, and stay out of the best super arm.
 """
 
 from __future__ import annotations
@@ -20,14 +24,15 @@ import jax
 import jax.numpy as jnp
 
 from ..model import Env
-from .gencb import Action, Feedback
+from .gencb import Action, Feedback, within
 
 
 class EnvParams(NamedTuple):
     """The environment's numbers (traced) and, for the ``"table"`` source, the outcomes."""
 
     mu0: jax.Array  # () what the default arm x_0 pays
-    means: jax.Array  # (K,) true base-arm means
+    means: jax.Array  # (K,) true base-arm means, 0 for padding
+    K: jax.Array  # () the true number of base arms; arms from K on pad the compiled width
     table: jax.Array | None = None  # (T, K) given outcomes; None when drawn
 
 
@@ -66,7 +71,7 @@ def make_env(size: int, source: str = "bernoulli") -> Env:
         return ()
 
     def report(p: EnvParams, truth: tuple, obs: Obs, action: Action, fb: Feedback) -> dict[str, jax.Array]:
-        best = jnp.sum(jax.lax.top_k(p.means, size)[0])
+        best = jnp.sum(jax.lax.top_k(jnp.where(within(p.K, p.means.shape[0]), p.means, -jnp.inf), size)[0])
         played = jnp.where(action.default, p.mu0, action.mask @ p.means)
         return {"reward": fb.reward, "regret": best - played}
 

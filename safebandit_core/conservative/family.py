@@ -6,6 +6,10 @@ a seed plays the same Bernoulli outcomes (common random numbers). Per round each
 ``reward``, ``slack`` and ``regret`` (plus ``super``, the super arm as a bit mask, for CCCB).
 :func:`run_on_stream` replays one policy on an explicit table of outcomes through the very same
 composed model, so the cross-checks against a reference check the code the batched runs use.
+
+The model is compiled for widths, not sizes: K arms run at ``shapes.bucket(K)`` and, for CLB and CCCB,
+d coordinates at ``shapes.bucket(d)``; the instance is padded (mean 0, zero feature rows and columns)
+and the true K and d are traced, so moving K or d inside a bucket reuses the compiled model.
 """
 
 from __future__ import annotations
@@ -20,12 +24,12 @@ import numpy as np
 
 from .. import device as dev
 from .. import model as M
-from .. import runner
+from .. import runner, shapes
 from ..results import interval95
 from ..settings import SettingsError, check_int_range, check_open_unit, check_positive
 from .env import DRAWS, EnvParams, make_env
 from .instances import make_instance
-from .policies import make_params, make_policy, policy_params
+from .policies import make_params, make_policy, policy_params, zero_pad
 from .settings import (
     FEATURES,
     LABELS,
@@ -47,7 +51,10 @@ BYTES_PER_ROUND = 160
 @functools.cache
 def make_model(problem: str, policies: tuple[str, ...], K: int, d: int | None = None, m: int = 1,
                source: str = "bernoulli") -> runner.Model:
-    """One scan of every policy in ``policies`` (one lane each) on the same outcomes (cached per shape)."""
+    """One scan of every policy in ``policies`` (one lane each) on the same outcomes (cached per shape).
+
+    ``K`` and ``d`` are compiled widths; a run of fewer arms or coordinates pads them (:func:`params`).
+    """
     for p in policies:
         check_policy(problem, p)
     lanes = [M.Lane(make_policy(problem, p, K, d, m), 1) for p in policies]
@@ -60,16 +67,23 @@ def _lanes(policy: Any, n: int) -> tuple[Any, ...]:
     return tuple(row for _ in range(n))
 
 
+def widths(s: ConservativeSettings) -> tuple[int, int | None]:
+    """The compiled widths of a run: ``bucket(K)`` arms and, for CLB and CCCB, ``bucket(d)`` coordinates."""
+    return shapes.bucket(s.K), None if s.dim is None else shapes.bucket(s.dim)
+
+
 def params(s: ConservativeSettings, precision: str) -> tuple[EnvParams, tuple[Any, ...]]:
-    """``(env, (policy rows, ...))``: the traced params of one run (the instance is built from ``s``)."""
+    """``(env, (policy rows, ...))``: the traced params of one run (the instance of ``s``, padded to its widths)."""
     inst = make_instance(s)
     dtype = dev.dtype_of(precision)
-    env = EnvParams(mu0=jnp.asarray(inst.mu0, dtype), means=jnp.asarray(inst.means, dtype))
-    return env, _lanes(policy_params(s, inst, dtype), len(s.policy_list()))
+    width, dim_width = widths(s)
+    env = EnvParams(mu0=jnp.asarray(inst.mu0, dtype), means=jnp.asarray(zero_pad(inst.means, (width,)), dtype),
+                    K=jnp.asarray(s.K, dtype))
+    return env, _lanes(policy_params(s, inst, dtype, width, dim_width), len(s.policy_list()))
 
 
 def _model(s: ConservativeSettings, precision: str) -> runner.Model:
-    return make_model(s.problem, s.policy_list(), s.K, s.dim, s.size)
+    return make_model(s.problem, s.policy_list(), *widths(s), s.size)
 
 
 def derive(s: ConservativeSettings, out: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
@@ -105,9 +119,10 @@ def summarize(s: ConservativeSettings, out: dict[str, np.ndarray]) -> dict[str, 
 
 
 def memory_bytes(s: ConservativeSettings) -> int:
-    """A generous estimate of the memory a run needs: per-round outputs and every run's state."""
-    d = s.dim or s.K
-    state = 8 * (3 * d * d + 2 * s.K * d + 8 * s.K)
+    """A generous estimate of the memory a run needs: per-round outputs and every run's state (at its widths)."""
+    K, dim = widths(s)
+    d = dim or K
+    state = 8 * (3 * d * d + 2 * K * d + 8 * K)
     return len(s.policy_list()) * s.seeds * (s.T * BYTES_PER_ROUND + state)
 
 
@@ -128,7 +143,7 @@ def draw_stream(s: ConservativeSettings, seed_index: int = 0) -> dict[str, np.nd
     precision = FAMILY.precision_of(s)
     env_p = params(s, precision)[0]
     key = runner.seed_keys(s.base_seed + seed_index, 1)[0]
-    table = jax.vmap(lambda t: DRAWS["bernoulli"](env_p, key, t).outcomes)(jnp.arange(s.T))
+    table = jax.vmap(lambda t: DRAWS["bernoulli"](env_p, key, t).outcomes[: s.K])(jnp.arange(s.T))
     return {"rewards": np.asarray(table)}
 
 
@@ -199,6 +214,19 @@ def _true_means(problem: str, K: int, means: Any, arms: Any, theta: Any) -> tupl
     raise SettingsError("theta", f"a length-{d} array (or pass means) to measure the regret")
 
 
+def _stream_widths(K: int, d: int | None, width: int | None, dim_width: int | None) -> tuple[int, int | None]:
+    """The widths of a stream run: K and d themselves unless given (at least K and d; no ``dim_width`` on CMAB)."""
+    width = K if width is None else width
+    check_int_range("width", width, K)
+    if d is None:
+        if dim_width is not None:
+            raise SettingsError("dim_width", "None on CMAB (its arms have no features)", dim_width)
+        return width, None
+    dim_width = d if dim_width is None else dim_width
+    check_int_range("dim_width", dim_width, d)
+    return width, dim_width
+
+
 def run_on_stream(
     problem: str,
     policy: str,
@@ -215,6 +243,8 @@ def run_on_stream(
     lam: float = 1.0,
     delta: float | None = None,
     device: str | None = "cpu",
+    width: int | None = None,
+    dim_width: int | None = None,
 ) -> dict[str, np.ndarray]:
     """One run of a conservative policy on an explicit T×K table of outcomes, in float64.
 
@@ -224,8 +254,10 @@ def run_on_stream(
     defaults to √K for CMAB (one-hot CLUCB) and 1 otherwise; ``delta`` to 1/T. Returns length-T
     arrays ``action`` (−1 for x_0; CCCB: lowest index of the super arm), ``default``, ``reward``,
     ``slack``, ``regret`` and, for CCCB, ``super_arm`` (T, m) sorted, a row of −1 for x_0. Runs the
-    composed model of the batched simulations with the ``"table"`` source. Bad arguments raise
-    SettingsError naming them.
+    composed model of the batched simulations with the ``"table"`` source. ``width`` > K (and, for
+    CLB and CCCB, ``dim_width`` > d) runs the same table padded with never-played arms (and zero
+    feature coordinates) through the model compiled at those widths: the padding check, the same run.
+    Bad arguments raise SettingsError naming them.
     """
     check_policy(problem, policy)
     table = _float_array("rewards", rewards, (None, None), "a T×K array of finite floats with T >= 1 and K >= 2")
@@ -249,10 +281,13 @@ def run_on_stream(
     size = m if SUPER_ARMS[problem] else 1
     check_mu0(problem, mu0, size)
     mu, x = _true_means(problem, K, means, arms, theta)
-    model = make_model(problem, (policy,), K, None if x is None else x.shape[1], size, "table")
+    width, dim_width = _stream_widths(K, None if x is None else x.shape[1], width, dim_width)
+    model = make_model(problem, (policy,), width, dim_width, size, "table")
     f64 = jnp.float64
-    env = EnvParams(mu0=jnp.asarray(mu0, f64), means=jnp.asarray(mu, f64), table=jnp.asarray(table, f64))
-    pol = make_params(alpha=alpha, mu0=mu0, arms=x, lam=lam, S=S, L=L, delta=delta, dtype=f64)
+    env = EnvParams(mu0=jnp.asarray(mu0, f64), means=jnp.asarray(zero_pad(mu, (width,)), f64), K=jnp.asarray(K, f64),
+                    table=jnp.asarray(zero_pad(table, (T, width)), f64))
+    pol = make_params(alpha=alpha, mu0=mu0, K=K, arms=x, lam=lam, S=S, L=L, delta=delta, dtype=f64, width=width,
+                      dim_width=dim_width)
     out = runner.run(model, (env, _lanes(pol, 1)), runner.seed_keys(0, 1), T, device=device)
     res = {k: np.asarray(v[0, 0]) for k, v in out.items()}
     result = {

@@ -47,7 +47,9 @@ class Params(NamedTuple):
     """A policy's numeric settings (traced: one compiled function sweeps them with ``vmap``).
 
     What the agent knows: α, μ_0, the bounds and the arms' features. The true means and the
-    outcomes are the environment's (:mod:`.env`), never a policy's.
+    outcomes are the environment's (:mod:`.env`), never a policy's. The compiled shapes are
+    widths (:mod:`safebandit_core.shapes`): arms from ``K`` on and coordinates from ``d`` on are
+    zero padding, so the true sizes are traced and moving them inside a width compiles nothing.
     """
 
     alpha: jax.Array  # () tolerance α ∈ (0, 1)
@@ -56,7 +58,9 @@ class Params(NamedTuple):
     S: jax.Array  # () bound on ‖θ*‖
     L: jax.Array  # () bound on ‖x‖
     delta: jax.Array  # () confidence δ of the baselines (1/T by convention)
-    arms: jax.Array | None  # (K, d) base-arm features (CLB, CCCB); None for CMAB
+    K: jax.Array  # () the true number of base arms; arms from K on pad the compiled width, never played
+    d: jax.Array  # () the true dimension of θ (d for CLB and CCCB; K for the one-hot ridge of CMAB)
+    arms: jax.Array | None  # (K, d) features at the compiled widths, zero rows/columns past the true K, d; None: CMAB
 
 
 class StandardPolicy(NamedTuple):
@@ -113,6 +117,14 @@ Rule = Callable[[Params, State, jax.Array, Info, Ledger, jax.Array], tuple[jax.A
 ``ledger`` is the book before round t and ``line`` = (1 − α)·μ_0·t for this round. A rule may
 replace the proposal (CLUCB2 picks among the arms that pass its check).
 """
+
+
+def within(n: jax.Array, width: int) -> jax.Array:
+    """(width,) bool: True below the true size ``n`` (traced), False for the padding of a compiled width.
+
+    Policies give padded arms the score −∞, so they never win an argmax, a top-m or a max.
+    """
+    return jnp.arange(width) < n
 
 
 def sample_path_check(params: Params, state: State, mask: jax.Array, info: Info, ledger: Ledger,
@@ -192,6 +204,8 @@ def gencb(policy: StandardPolicy) -> Policy:
 
 def with_super_arm(policy: Policy) -> Policy:
     """``policy`` that also reports ``super``, the played super arm as an int64 bit mask (0 for x_0; K ≤ 62).
+
+    Padded arms of a compiled width (up to 64) are never played, so their bits stay 0.
 
     ``action`` stays the lowest index of the super arm (CCCB).
     """

@@ -2,7 +2,8 @@
 
 GenCB around the problem's standard policy (UCB, LinUCB, C2UCB; ALGORITHMS.md §2.1), the
 expected-reward baselines (BASELINES.md §1–4) and the unconstrained standard policy. The numbers
-they share are one :class:`~.gencb.Params` built from the settings and the instance.
+they share are one :class:`~.gencb.Params` built from the settings and the instance, its arms padded
+to the compiled widths (zero rows and columns) and its true K and d traced.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 import jax.numpy as jnp
+import numpy as np
 
 from ..model import Policy
 from . import baselines
@@ -22,7 +24,10 @@ from .instances import Instance
 from .settings import SUPER_ARMS, ConservativeSettings, check_policy
 
 Builder = Callable[[int, int, int], Policy]
-"""``builder(K, d, m)``: the policy for K (base) arms in R^d (d unused on CMAB), super arms of size m."""
+"""``builder(K, d, m)``: the policy for K (base) arms in R^d (d unused on CMAB), super arms of size m.
+
+K and d are compiled widths; the true sizes are the params' ``K`` and ``d``.
+"""
 
 BUILDERS: dict[str, dict[str, Builder]] = {
     "cmab": {
@@ -52,15 +57,32 @@ def make_policy(problem: str, policy: str, K: int, d: int | None = None, m: int 
     return with_super_arm(built) if SUPER_ARMS[problem] else built
 
 
-def make_params(*, alpha: Any, mu0: Any, arms: Any = None, lam: Any = 1.0, S: Any = 1.0, L: Any = 1.0,
-                delta: Any, dtype: Any = jnp.float64) -> Params:
-    """A policy's params as arrays of ``dtype`` (the caller validates)."""
+def zero_pad(a: Any, shape: tuple[int, ...]) -> np.ndarray:
+    """``a`` with zeros appended along every axis up to ``shape`` (a compiled width's padding)."""
+    a = np.asarray(a)
+    return np.pad(a, [(0, n - k) for k, n in zip(a.shape, shape, strict=True)])
+
+
+def make_params(*, alpha: Any, mu0: Any, K: int, arms: Any = None, lam: Any = 1.0, S: Any = 1.0, L: Any = 1.0,
+                delta: Any, dtype: Any = jnp.float64, width: int | None = None, dim_width: int | None = None
+                ) -> Params:
+    """A policy's params as arrays of ``dtype`` (the caller validates).
+
+    ``K`` is the true arm count and ``arms`` the true (K, d) features; ``width`` ≥ K and ``dim_width``
+    ≥ d pad them with zero rows and columns up to the compiled widths (None: no padding). The true
+    K and d (d = K for CMAB's one-hot ridge) become traced numbers.
+    """
     arr = lambda x: jnp.asarray(x, dtype)
-    return Params(alpha=arr(alpha), mu0=arr(mu0), lam=arr(lam), S=arr(S), L=arr(L), delta=arr(delta),
-                  arms=None if arms is None else arr(arms))
+    d = K if arms is None else np.shape(arms)[1]
+    if arms is not None:
+        arms = arr(zero_pad(arms, (width or K, dim_width or d)))
+    return Params(alpha=arr(alpha), mu0=arr(mu0), lam=arr(lam), S=arr(S), L=arr(L), delta=arr(delta), K=arr(K),
+                  d=arr(d), arms=arms)
 
 
-def policy_params(settings: ConservativeSettings, inst: Instance, dtype: Any) -> Params:
-    """The params every policy of ``settings`` uses (δ = 1/T)."""
-    return make_params(alpha=settings.alpha, mu0=inst.mu0, arms=inst.arms, lam=settings.lam, S=inst.S, L=settings.L,
-                       delta=1.0 / settings.T, dtype=dtype)
+def policy_params(settings: ConservativeSettings, inst: Instance, dtype: Any, width: int,
+                  dim_width: int | None) -> Params:
+    """The params every policy of ``settings`` uses (δ = 1/T), padded to the compiled widths."""
+    return make_params(alpha=settings.alpha, mu0=inst.mu0, K=settings.K, arms=inst.arms, lam=settings.lam,
+                       S=inst.S, L=settings.L, delta=1.0 / settings.T, dtype=dtype, width=width,
+                       dim_width=dim_width)

@@ -12,7 +12,11 @@ statistics and differ only in their radius and their selection:
   radius β (:func:`oful_radius`, GenCB's; :func:`determinant_radius`, the baselines'), then a
   selection (one arm, or the top-m super arm).
 
-The arms' features are known to the agent, so they are policy params (``params.arms``).
+The arms' features are known to the agent, so they are policy params (``params.arms``). Their shape
+is a compiled width: zero rows after the true K arms, zero columns after the true d coordinates. A zero
+coordinate leaves V's block of the true ones, θ̂ and every ‖x‖_{V⁻¹} as they are; ``log det V``
+counts the true coordinates only, the radii read the true d and K (``params.d``, ``params.K``) and
+the padded arms score −∞.
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
-from .gencb import Params, StandardPolicy
+from .gencb import Params, StandardPolicy, within
 
 
 class RidgeState(NamedTuple):
@@ -49,13 +53,13 @@ class Ridge(NamedTuple):
     init: Callable[[Params], NamedTuple]
     fit: Callable[[Params, NamedTuple], RidgeFit]
     update: Callable[[Params, NamedTuple, jax.Array, jax.Array], NamedTuple]
-    dim: int  # d, the dimension of θ
+    dim: int  # the compiled dimension of θ (the true one is params.d)
 
 
 class LinInfo(NamedTuple):
     """Confidence bounds a linear policy used this round (read by the baselines' rules)."""
 
-    ucb: jax.Array  # (K,) ⟨x_i, θ̂⟩ + β ‖x_i‖_{V⁻¹}
+    ucb: jax.Array  # (K,) ⟨x_i, θ̂⟩ + β ‖x_i‖_{V⁻¹}; −∞ for padding
     mean: jax.Array  # (K,) ⟨x_i, θ̂⟩
     width: jax.Array  # (K,) ‖x_i‖_{V⁻¹}
     beta: jax.Array  # () the radius β
@@ -67,7 +71,7 @@ Select = Callable[[jax.Array], jax.Array]
 
 
 def full_ridge(K: int, d: int) -> Ridge:
-    """Ridge regression on the feature rows ``params.arms`` (K, d)."""
+    """Ridge regression on the feature rows ``params.arms`` (K, d), both compiled widths."""
 
     def init(params: Params) -> RidgeState:
         dtype = params.mu0.dtype
@@ -79,7 +83,8 @@ def full_ridge(K: int, d: int) -> Ridge:
         theta = jax.scipy.linalg.cho_solve((chol, True), state.moment)
         white = jax.scipy.linalg.solve_triangular(chol, params.arms.T, lower=True)
         return RidgeFit(mean=params.arms @ theta, width=jnp.sqrt(jnp.sum(white * white, axis=0)),
-                        logdet=2 * jnp.sum(jnp.log(jnp.diag(chol))), white=white)
+                        logdet=2 * jnp.sum(jnp.where(within(params.d, d), jnp.log(jnp.diag(chol)), 0)),
+                        white=white)
 
     def update(params: Params, state: RidgeState, mask: jax.Array, obs: jax.Array) -> RidgeState:
         x = params.arms
@@ -94,27 +99,25 @@ def joint_norm(white: jax.Array, v: jax.Array) -> jax.Array:
     return jnp.linalg.norm(white @ v) if white.ndim == 2 else jnp.linalg.norm(white * v)
 
 
-def oful_radius(d: int, scale: int = 1) -> Radius:
-    """ALGORITHMS.md §2.1: ``β_m = sqrt(d · log(2 m² (1 + m·scale·L²/λ))) + sqrt(λ)·S``.
+def oful_radius(per_arm: bool = False) -> Radius:
+    """ALGORITHMS.md §2.1: ``β_m = sqrt(d · log(2 m² (1 + m·scale·L²/λ))) + sqrt(λ)·S`` with the true d.
 
-    ``scale`` = 1 for GenCB-CLB (Algorithm 4, line 5); ``scale`` = K for GenCB-CCCB (Algorithm 5, line 6).
+    ``scale`` = 1 for GenCB-CLB (Algorithm 4, line 5); ``per_arm``: ``scale`` = K, the true number of
+    base arms, for GenCB-CCCB (Algorithm 5, line 6).
     """
 
     def radius(params: Params, fit: RidgeFit, m: jax.Array) -> jax.Array:
+        scale = params.K if per_arm else 1
         inner = 2 * m * m * (1 + m * scale * params.L ** 2 / params.lam)
-        return jnp.sqrt(d * jnp.log(inner)) + jnp.sqrt(params.lam) * params.S
+        return jnp.sqrt(params.d * jnp.log(inner)) + jnp.sqrt(params.lam) * params.S
 
     return radius
 
 
-def determinant_radius(d: int) -> Radius:
-    """BASELINES.md §2 (σ = 1): ``β = sqrt(2 log(1/δ) + log det V − d log λ) + sqrt(λ)·S``."""
-
-    def radius(params: Params, fit: RidgeFit, m: jax.Array) -> jax.Array:
-        inner = 2 * jnp.log(1 / params.delta) + fit.logdet - d * jnp.log(params.lam)
-        return jnp.sqrt(inner) + jnp.sqrt(params.lam) * params.S
-
-    return radius
+def determinant_radius(params: Params, fit: RidgeFit, m: jax.Array) -> jax.Array:
+    """BASELINES.md §2 (σ = 1): ``β = sqrt(2 log(1/δ) + log det V − d log λ) + sqrt(λ)·S`` with the true d."""
+    inner = 2 * jnp.log(1 / params.delta) + fit.logdet - params.d * jnp.log(params.lam)
+    return jnp.sqrt(inner) + jnp.sqrt(params.lam) * params.S
 
 
 def argmax_mask(scores: jax.Array) -> jax.Array:
@@ -123,12 +126,13 @@ def argmax_mask(scores: jax.Array) -> jax.Array:
 
 
 def linear_ucb(ridge: Ridge, radius: Radius, select: Select = argmax_mask) -> StandardPolicy:
-    """Optimism over the ridge ellipsoid: scores ``⟨x_i, θ̂⟩ + β ‖x_i‖_{V⁻¹}``, action ``select(scores)``."""
+    """Optimism over the ridge ellipsoid: scores ``⟨x_i, θ̂⟩ + β ‖x_i‖_{V⁻¹}`` (−∞ for padding), action
+    ``select(scores)``."""
 
     def act(params: Params, state: NamedTuple, m: jax.Array) -> tuple[jax.Array, LinInfo]:
         fit = ridge.fit(params, state)
         beta = radius(params, fit, m)
-        ucb = fit.mean + beta * fit.width
+        ucb = jnp.where(within(params.K, fit.mean.shape[0]), fit.mean + beta * fit.width, -jnp.inf)
         return select(ucb), LinInfo(ucb=ucb, mean=fit.mean, width=fit.width, beta=beta, white=fit.white)
 
     return StandardPolicy(init=ridge.init, act=act, update=ridge.update)

@@ -4,6 +4,8 @@
   the spec (no core logic imported): identical actions, rewards to 1e-12, slack and regret to 1e-9.
 - GenCB's slack is ≥ 0 at every round of every run (hypothesis), round 1 plays the default arm.
 - Common random numbers: every policy in one scan gives exactly what it gives run alone.
+- Compiled widths: a table padded with never-played arms (and zero feature coordinates) gives the
+  same run; K and d inside one bucket share one compiled model, whose runs equal their replays.
 - The family: registered, grids over its traced fields, derived and summary columns.
 - Seed 001's CMAB instance: GenCB against ConUCB.
 - The ``conservative`` command line: the JSON contract and one-line errors.
@@ -397,6 +399,72 @@ def test_the_family_is_registered_and_its_outputs_are_tidy():
         cum = o["regret"].sum(axis=-1)
         assert table.loc[p, "cum_regret_std"] == pytest.approx(cum.std(ddof=1))
     assert table.loc["gencb", "min_slack"] >= 0
+
+
+# ----------------------------------------------------------------------------- compiled widths
+
+PADDING = {"cmab": (8, None), "clb": (7, 5), "cccb": (8, 4)}
+"""Widths (arms, feature coordinates) the padded runs use, above _case's K = 5, 5, 6 and d = 3."""
+
+
+@pytest.mark.parametrize("problem,policy,alpha,mu0,scale", CASES,
+                         ids=[f"{p}-{q}-{a}-{m}" for p, q, a, m, _ in CASES])
+def test_padded_arms_and_coordinates_change_nothing(problem, policy, alpha, mu0, scale):
+    """The same table at its own shape and padded to larger widths: identical outputs, padded arms never played."""
+    case = _case(problem, scale)
+    width, dim_width = PADDING[problem]
+    args = dict(alpha=alpha, mu0=mu0, means=case["means"], **case["kw"])
+    plain = run_on_stream(problem, policy, case["table"], **args)
+    padded = run_on_stream(problem, policy, case["table"], width=width, dim_width=dim_width, **args)
+    assert set(padded) == set(plain)
+    for k, v in plain.items():
+        if v.dtype.kind in "bi":
+            np.testing.assert_array_equal(padded[k], v, err_msg=k)
+        else:
+            np.testing.assert_allclose(padded[k], v, rtol=0, atol=1e-12, err_msg=k)
+    assert padded["action"].max() < case["table"].shape[1]
+
+
+def test_widths_below_the_true_sizes_are_settings_errors():
+    case = _case("clb")
+    args = dict(alpha=0.1, mu0=0.5, means=case["means"], **case["kw"])
+    for kw, field in ((dict(width=4), "width"), (dict(dim_width=2), "dim_width")):
+        with pytest.raises(SettingsError) as err:
+            run_on_stream("clb", "gencb", case["table"], **kw, **args)
+        assert err.value.field == field
+    with pytest.raises(SettingsError) as err:
+        run_on_stream("cmab", "gencb", np.ones((10, 5)), alpha=0.1, mu0=0.5, means=np.full(5, 0.5), dim_width=4)
+    assert err.value.field == "dim_width"
+
+
+def test_moving_k_and_d_inside_a_bucket_reuses_the_compiled_model():
+    """K = 5…8 (and d = 3, 4 for CLB, d = 5…8 for CCCB) share one model; the next bucket is another."""
+    fam = families.get("conservative")
+    shapes = {"cmab": [dict(K=k) for k in (5, 6, 7, 8)],
+              "clb": [dict(K=k, d=d) for k in (5, 6, 7, 8) for d in (3, 4)],
+              "cccb": [dict(K=k, d=d, m=2) for k in (5, 8) for d in (5, 6, 7, 8)]}
+    for problem, sizes in shapes.items():
+        models = {id(fam.model(ConservativeSettings(problem=problem, **kw), "float64")) for kw in sizes}
+        assert len(models) == 1, problem
+        bigger = fam.model(ConservativeSettings(problem=problem, **{**sizes[-1], "K": 9}), "float64")
+        assert id(bigger) not in models, problem
+
+
+@pytest.mark.parametrize("shape", CRN_SHAPES, ids=[s_["problem"] for s_ in CRN_SHAPES])
+def test_padded_runs_equal_replays_of_their_own_stream(shape):
+    """K = 6 (width 8) and d = 3 (width 4): the drawn stream has K columns and its replays are the run."""
+    s = ConservativeSettings(**shape, alpha=0.1, T=150, seeds=1, base_seed=2, precision="float64")
+    stream = FAMILY.stream(s, 0)
+    assert stream["rewards"].shape == (s.T, s.K)
+    run = families.run(s, device="cpu")
+    for p in s.policy_list():
+        got = run.policy_outputs(p)
+        ref = FAMILY.on_stream(s, p, stream)
+        np.testing.assert_array_equal(got["action"][0], ref["action"], err_msg=p)
+        np.testing.assert_array_equal(got["default"][0], ref["default"], err_msg=p)
+        for k in ("reward", "slack", "regret"):
+            np.testing.assert_allclose(got[k][0], ref[k], rtol=0, atol=1e-12, err_msg=f"{p} {k}")
+        assert got["action"][0].max() < s.K
 
 
 # ----------------------------------------------------------------------------- seed 001's CMAB
