@@ -30,7 +30,7 @@ $(STAMP): requirements.txt requirements-dev.txt
 venv: $(STAMP)
 
 run: $(STAMP)
-	$(BIN)/python -m streamlit run app.py --server.port $(PORT)
+	$(BIN)/python -m safebandit_ui.serve --server.port $(PORT)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -n 2

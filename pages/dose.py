@@ -155,12 +155,13 @@ def layout() -> tuple[dict[str, Any], str]:
         st.latex(r"\Pr(C_t\le\tau)\ge 1-\delta\quad\text{every round, where}")
         st.latex(r"C_t=g(\alpha_t)\big(\langle X_t,\mu^*\rangle+\xi^c_t\big)")
     slots["cost"] = st.empty()
-    st.caption("Every round's realized cost for the first seed; red crosses are rounds above τ. Costs can be "
-               "negative: the noise ξ is added to the mean cost, and a dose of a context with ⟨X, μ*⟩ < 0 lowers it.")
+    st.caption("Realized costs of the first seed at 150 evenly spaced rounds (the panel titles count every round); "
+               "red crosses are rounds above τ. Costs can be negative: the noise ξ is added to the mean cost, and a "
+               "dose of a context with ⟨X, μ*⟩ < 0 lowers it.")
     with pagekit.chart_row(slots, "safe", "The estimated safe set"):
         st.markdown("The learner may only dose inside [0, α̂max_t]. It starts small and grows towards the true "
-                    "limit α*max_t (grey) as its estimate of the cost sharpens; the dots are the doses it chose "
-                    "(0 when it expects no benefit).")
+                    "limit α*max_t (grey) as its estimate of the cost sharpens; the dots are the doses it chose, at "
+                    "150 evenly spaced rounds (0 when it expects no benefit).")
         st.latex(r"\hat\alpha_{\max,t}=g^{-1}\Big(\min\Big\{1,\ \frac{\tau}{\hat B_t}\Big\}\Big)")
         st.latex(r"\hat B_t=\langle X_t,\hat\mu_t\rangle+\beta^c_t\,\|X_t\|_{\Sigma_t^{-1}}+b_\delta")
         st.latex(r"b_\delta=\kappa_c\sqrt{2\log(1/\delta)}")

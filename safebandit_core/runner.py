@@ -189,9 +189,10 @@ def run_chunks(
     ``block``, chunks are rounded down to a multiple of it (at least one block), so results do
     not depend on the chunking.
 
-    ``pad_tail``: run a shorter last chunk at the full chunk length with its extra rounds masked (they
-    leave the state as it was and their outputs are dropped), so T never enters a static shape: one
-    compiled chunk serves every T (the pages use it, so moving T does not recompile).
+    ``pad_tail``: run the last chunk at the full chunk length with its extra rounds masked (they
+    leave the state as it was and their outputs are dropped), so T never enters a static shape: the
+    same two compiled variants (a middle chunk, a masked last chunk) serve every T, even one that is
+    a multiple of the chunk (the pages use it, so moving T neither compiles nor re-traces anything).
 
     ``shardings``: ``(params_sharding, keys_sharding)``, a sharding (or a pytree of them matching
     ``params``) for the params and one for the keys. The inputs are placed with them instead of on
@@ -207,15 +208,17 @@ def run_chunks(
         params = jax.device_put(params, dev if shardings is None else shardings[0])
         keys = jax.device_put(keys, dev if shardings is None else shardings[1])
         carry = _init_batched(model, params, keys, grid)
+        if shardings is None:  # committed, like every later carry: a state built from constants alone comes
+            carry = jax.device_put(carry, dev)  # out uncommitted, and the second chunk would trace anew
         pieces: dict[str, list[np.ndarray]] = {}
         t0 = 0
         while t0 < T:
             n = min(chunk, T - t0)
-            if pad_tail and n < chunk:
+            if pad_tail and t0 + n >= T:  # the last chunk, full or not: always the one masked variant
                 carry, outs = _advance_batched(model, params, keys, carry, jnp.asarray(t0), chunk, grid, True,
                                                jnp.asarray(n))
                 cut = (Ellipsis, slice(0, n)) + ((slice(None),) if model.policy_axis else ())
-                outs = {k: v[cut] for k, v in outs.items()}
+                outs = {k: np.asarray(v)[cut] for k, v in outs.items()}  # on the host: no slice op per length
             else:
                 carry, outs = _advance_batched(model, params, keys, carry, jnp.asarray(t0), n, grid, t0 + n >= T)
             for k, v in outs.items():

@@ -70,10 +70,29 @@ def zoom_row(slots: dict[str, Any], key: str, note: str) -> float:
     return float(zoom)
 
 
+def lazy(label: str, key: str, icon: str | None = None) -> Any:
+    """A collapsed section whose contents run only while it is open: draw into it when ``.open`` is true.
+
+    Opening or closing it reruns the page (served from the shared store, so only the section is new work).
+    """
+    return st.expander(label, key=key, icon=icon, on_change="rerun")
+
+
+STATIC_ROWS = 20
+"""Tables up to this many rows are static HTML; longer ones get the sortable, scrolling data grid."""
+
+
 def number_table(table: pd.DataFrame, formats: Mapping[str, str]) -> None:
-    """A table without index, the columns in ``formats`` shown with their printf format."""
-    st.dataframe(table, hide_index=True,
-                 column_config={c: st.column_config.NumberColumn(format=f) for c, f in formats.items()})
+    """A table without index, the columns in ``formats`` shown with their printf format.
+
+    Up to :data:`STATIC_ROWS` rows it is ``st.table`` (plain HTML): a few summary rows need no sorting
+    or scrolling, and the interactive grid costs every page load about 0.3 s of the browser's time.
+    """
+    if len(table) > STATIC_ROWS:
+        st.dataframe(table, hide_index=True,
+                     column_config={c: st.column_config.NumberColumn(format=f) for c, f in formats.items()})
+        return
+    st.table(table.style.format({c: (lambda v, f=f: f % v) for c, f in formats.items()}).hide(axis="index"))
 
 
 def conservative_summary(policy: Iterable[str], summary: pd.DataFrame, regret: str, column: str) -> None:

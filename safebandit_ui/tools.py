@@ -19,7 +19,7 @@ from safebandit_core import captions, cli, families
 from safebandit_core.dose import ellipse
 from safebandit_core.viz import steps
 
-from . import pins, store
+from . import pagekit, pins, store
 
 COMPARE = {"cum_regret_mean": "regret (mean)", "violation_rate": "violation rate", "min_slack": "min slack",
            "default_pulls_mean": "default pulls N₀"}
@@ -44,16 +44,25 @@ def conservative_steps(run: Any) -> Callable[[str, int], go.Figure]:
     return lambda label, seed: steps.conservative_steps(seed_rows(run, label, seed, fields), f"{label}, seed {seed}:")
 
 
-def command(settings: Any) -> None:
-    """The command line that runs these settings, and how long this server expects it to take."""
+def command(settings: Any, kind: str) -> None:
+    """The command line that runs these settings, and how long this server expects it to take.
+
+    It sits in a collapsed section whose contents are made only once it is opened (a code block
+    costs every page load about 0.2 s of the browser's time, and most visitors never open it).
+    """
     line = cli.command_for(settings)
     if line is None:
         return
-    st.markdown("**The same run from the command line** (raise `--T` and `--seeds` to go bigger):")
-    st.code(line, language="bash")
-    est = store.store().estimate(getattr(settings, "KIND", ""), store.work(settings))
-    if est is not None:
-        st.caption(f"About {captions.number(est, 2)} s on this machine at this size, by the last run of this model.")
+    box = pagekit.lazy("The same run from the command line", f"{kind}_cli", icon=":material/terminal:")
+    if not box.open:
+        return
+    with box:
+        st.markdown("Raise `--T` and `--seeds` to go bigger:")
+        st.code(line, language="bash")
+        est = store.store().estimate(getattr(settings, "KIND", ""), store.work(settings))
+        if est is not None:
+            st.caption(f"About {captions.number(est, 2)} s on this machine at this size, by the last run of this "
+                       "model.")
 
 
 def ellipse_steps(run: Any) -> Callable[[str, int], go.Figure] | None:
@@ -80,7 +89,7 @@ def panel(kind: str, run: Any, summary: pd.DataFrame, steps: Callable[[str, int]
     table = pins.compare(kind, summary, {c: n for c, n in COMPARE.items() if c in summary})
     if table is not None:
         st.markdown("Pinned → now (change):")
-        st.dataframe(table, hide_index=True)
+        st.table(table.style.hide(axis="index"))
     if steps is not None:
         with st.expander("Step through one run, round by round"):
             left, right = st.columns(2)
@@ -96,4 +105,4 @@ def panel(kind: str, run: Any, summary: pd.DataFrame, steps: Callable[[str, int]
                                 "set of parameters the data still allow is an ellipse: HPC-UCB doses as if the "
                                 "worst of them were true. It shrinks around μ* as informative rounds come in.")
                     st.plotly_chart(shrink(label, int(seed)), key=f"{kind}_ellipse")
-    command(run.settings)
+    command(run.settings, kind)

@@ -12,9 +12,8 @@ from __future__ import annotations
 import dataclasses
 import os
 import threading
+import time
 from typing import Any
-
-import streamlit as st
 
 from safebandit_core import device, families
 
@@ -22,6 +21,7 @@ from . import store
 
 OFF_ENV = "SAFEBANDIT_WARMUP"
 """``SAFEBANDIT_WARMUP=0`` turns the warm-up off (the test suite does, so tests time only what they run)."""
+DONE = "safebandit: warm-up finished"
 SKIP = ("battery",)
 """Families whose page needs more than its settings (a fitted data set); the page compiles them on first use."""
 
@@ -41,6 +41,7 @@ def defaults(device_id: str) -> list[Any]:
 
 
 def _warm(device_id: str, status: dict[str, Any]) -> None:
+    start_time = time.perf_counter()
     shared = store.store()
     for s in defaults(device_id):
         kind = type(s).KIND
@@ -51,14 +52,22 @@ def _warm(device_id: str, status: dict[str, Any]) -> None:
         except Exception as err:  # a warm-up failure must never take the server down; the page reports it
             status["failed"][kind] = str(err)
     status["now"] = None
+    status["seconds"] = time.perf_counter() - start_time
+    failed = f"; failed: {', '.join(status['failed'])}" if status["failed"] else ""
+    print(f"{DONE} in {status['seconds']:.1f} s ({', '.join(status['done'])}){failed}", flush=True)
 
 
-@st.cache_resource(show_spinner=False)
+_LOCK = threading.Lock()
+_STATUS: dict[str, Any] = {}
+
+
 def start() -> dict[str, Any]:
-    """Start the warm-up thread (once per server process); returns its live status dict."""
-    status: dict[str, Any] = {"done": [], "failed": {}, "now": None, "cache": device.COMPILE_CACHE}
-    if os.environ.get(OFF_ENV, "1") == "0":
-        return status
-    dev = device.default_device_id()
-    threading.Thread(target=_warm, args=(dev, status), name="safebandit-warmup", daemon=True).start()
-    return status
+    """Start the warm-up thread (once per server process, whoever calls first); returns its live status dict."""
+    with _LOCK:
+        if _STATUS:
+            return _STATUS
+        _STATUS.update({"done": [], "failed": {}, "now": None, "cache": device.COMPILE_CACHE})
+        if os.environ.get(OFF_ENV, "1") != "0":
+            dev = device.default_device_id()
+            threading.Thread(target=_warm, args=(dev, _STATUS), name="safebandit-warmup", daemon=True).start()
+        return _STATUS

@@ -30,6 +30,9 @@ TRUTH_COLOR = "#555555"
 LIMIT_COLOR = "#B22222"
 FONT = "Inter, 'Source Sans Pro', 'Helvetica Neue', Arial, sans-serif"
 MAX_POINTS = 600
+MAX_DOTS = 150
+"""Rounds drawn as dots per trace: each dot is an SVG element of its own, so a cloud costs the browser far more
+than a line of the same length; 150 evenly spaced rounds show the cloud's shape."""
 
 
 def by_label(frame: pd.DataFrame) -> pd.DataFrame:

@@ -18,6 +18,7 @@ import plotly.graph_objects as go
 
 from .common import (
     LIMIT_COLOR,
+    MAX_DOTS,
     MAX_POINTS,
     TRUTH_COLOR,
     axis_ids,
@@ -64,13 +65,14 @@ def safe_interval_figure(frame: pd.DataFrame, seed: int | None = None, max_point
         trend = part.assign(true_trend=rolling_mean(part["true_upper"].to_numpy(), window),
                             est_trend=rolling_mean(part["est_upper"].to_numpy(), window))
         shown = for_plotting(trend, max_points)
-        t = shown["t"].to_numpy()
+        dots = for_plotting(part, min(max_points, MAX_DOTS))
+        t, td = shown["t"].to_numpy(), dots["t"].to_numpy()
         first = i == 1
         traces += [
-            go.Scatter(x=t, y=shown["true_upper"].to_numpy(), mode="markers", name="true α*max_t", xaxis=xa, yaxis=ya,
-                       marker={"color": TRUTH_COLOR, "size": 3, "opacity": 0.35}, legendgroup="truth",
+            go.Scatter(x=td, y=dots["true_upper"].to_numpy(), mode="markers", name="true α*max_t", xaxis=xa,
+                       yaxis=ya, marker={"color": TRUTH_COLOR, "size": 3, "opacity": 0.35}, legendgroup="truth",
                        showlegend=first, hovertemplate="α*max %{y:.3f}"),
-            go.Scatter(x=t, y=shown["alpha"].to_numpy(), mode="markers", name="chosen dose α_t", xaxis=xa, yaxis=ya,
+            go.Scatter(x=td, y=dots["alpha"].to_numpy(), mode="markers", name="chosen dose α_t", xaxis=xa, yaxis=ya,
                        marker={"color": colors[lab], "size": 3, "opacity": 0.45}, legendgroup="dose",
                        showlegend=first, hovertemplate="α_t %{y:.3f}"),
             go.Scatter(x=t, y=shown["true_trend"].to_numpy(), mode="lines", name="α*max_t, trailing mean",
@@ -98,8 +100,8 @@ def cost_figure(frame: pd.DataFrame, tau: float, seed: int | None = None, max_po
         xa, ya = axis_ids(i)
         part = rows[rows["policy"] == lab]
         bad = part[part["cost"] > tau]
-        shown = for_plotting(part, max_points)
-        bad_shown = for_plotting(bad, max_points) if len(bad) else bad
+        shown = for_plotting(part, min(max_points, MAX_DOTS))
+        bad_shown = for_plotting(bad, min(max_points, MAX_DOTS)) if len(bad) else bad
         traces += [
             go.Scatter(x=shown["t"].to_numpy(), y=shown["cost"].to_numpy(), mode="markers", name=f"{lab}: C_t",
                        xaxis=xa, yaxis=ya, marker={"color": colors[lab], "size": 3, "opacity": 0.55},

@@ -66,12 +66,13 @@ def browser():
 
 @contextlib.contextmanager
 def serve(log: Path, env: dict[str, str] | None = None) -> Iterator[str]:
-    """``streamlit run app.py`` on a free loopback port; yields its URL once the health endpoint answers,
-    and stops it (terminate, then kill) afterwards."""
+    """The server as ``make run`` starts it (:mod:`safebandit_ui.serve`: the core imported and the warm-up
+    begun first, then ``streamlit run app.py``) on a free loopback port; yields its URL once the health
+    endpoint answers, and stops it (terminate, then kill) afterwards."""
     port = _free_port()
     with open(log, "w") as out:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+            [sys.executable, "-m", "safebandit_ui.serve", "--server.headless", "true",
              "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
              "--server.fileWatcherType", "none"],
             cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})},

@@ -228,7 +228,7 @@ def test_second_device_and_precision_reach_the_run():
 def test_zip_download_and_a_zip_upload_re_creates_the_run():
     first = dose_page(tau=0.75, base_seed=2)
     assert {"Per-round CSV", "Per-round Parquet", "Settings JSON", "Everything (zip)"} <= download_labels(first)
-    table = first.dataframe[0].value
+    table = first.table[0].value
     wanted = DoseSettings(T=SMALL_T, tau=0.75, base_seed=2,
                               precision=first.sidebar.selectbox(key="precision").value)
     st.cache_data.clear()  # the upload must run it again, not find it stored
@@ -240,7 +240,7 @@ def test_zip_download_and_a_zip_upload_re_creates_the_run():
     assert at.slider(key="tau").value == pytest.approx(0.75)
     assert at.number_input(key="T").value == SMALL_T and at.number_input(key="base_seed").value == 2
     assert "already computed on this server" not in at.caption[0].value
-    pd.testing.assert_frame_equal(at.dataframe[0].value, table)
+    pd.testing.assert_frame_equal(at.table[0].value, table)
 
 
 def test_pin_then_change_shows_before_after_and_a_faded_overlay():
@@ -255,7 +255,7 @@ def test_pin_then_change_shows_before_after_and_a_faded_overlay():
     for name in ("violations", "cost", "safe"):  # every chart carries the pin, faded
         faded = [t for t in shown[name]["data"] if "(pin 1)" in t.get("name", "")]
         assert faded and all(t["opacity"] == 0.4 for t in faded), name
-    table = next(df.value for df in at.dataframe if "pin" in df.value.columns)
+    table = next(t.value for t in at.table if "pin" in t.value.columns)
     assert len(table) == 3 and all("→" in v for v in table["regret (mean)"])
     at.button(key="dose_unpin").click().run()
     assert not any("(pin" in t["name"] for t in charts(at)["regret"]["data"])
@@ -267,6 +267,9 @@ def test_step_through_is_client_side_frames_and_the_command_line_is_shown():
     assert not at.exception
     fig = charts(at)["dose_steps"]
     assert len(fig["frames"]) >= 20 and fig["layout"]["updatemenus"][0]["buttons"][0]["method"] == "animate"
+    assert not at.code, "the command line is made only once its section is opened"
+    at.session_state["dose_cli"] = True
+    at.run()
     line = at.code[0].value
     assert line.startswith("python -m safebandit_core dose --policy all --T 1000")
 

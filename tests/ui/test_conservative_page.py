@@ -61,7 +61,7 @@ def test_page_runs_and_says_what_this_run_shows():
     assert "μ₀ = 0.7" in at.info[0].value and "12 Bernoulli arms" in at.info[0].value
     slack_titles = [a["text"] for a in charts(at)["slack"]["layout"]["annotations"]]
     assert any("GenCB: never below 0" in t for t in slack_titles)
-    table = at.dataframe[0].value
+    table = at.table[0].value
     assert list(table["policy"]) == ["GenCB", "ConUCB", "UCB"]
     assert (table.loc[table["policy"] != "UCB", "min slack"] >= -1e-9).all()
     assert any(r"\sum_{s=1}^{t} r_s" in lat.value for lat in at.latex)

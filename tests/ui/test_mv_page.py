@@ -44,7 +44,7 @@ def test_page_runs_shows_every_figure_and_the_constraint_verdict():
     verdict = metrics(at)
     assert verdict["MV-CUCB: constraint"] == "held in every run"
     assert verdict["MV-UCB: constraint"].startswith("broken in")
-    table = at.dataframe[0].value
+    table = at.table[0].value
     assert list(table["policy"]) == ["MV-CUCB", "MV-UCB"]
     text = condition(at)
     assert "> 2/(α·μ₀) = 28.57, so the guarantee applies" in text

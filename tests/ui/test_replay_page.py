@@ -107,7 +107,7 @@ def test_sweep_draws_heatmaps_a_table_and_the_several_machines_command():
     assert set(got) == {"sweep_regret", "sweep_violations"}
     heat = got["sweep_violations"]["data"]
     assert [h["type"] for h in heat] == ["heatmap", "heatmap"] and heat[0]["x"] == ["0.2", "1"]
-    assert len(at.dataframe[0].value) == 4 * 2  # cells × policies
+    assert len(at.table[0].value) == 4 * 2  # cells × policies
     assert any("--coordinator HOST:PORT --num-processes N --process-id I" in c.value for c in at.code)
     at.selectbox(key="sweep_kind").select("mv").run()
     at.text_input(key="sweep_mv_alpha").input("0.05, 0.3").run()
