@@ -129,7 +129,8 @@ def bench(quick: bool) -> list[dict]:
             pg.close()
             warm_s = _wait_warm(logs / "cold.log")
             rows.append(_row("first-ever visit, dose page (empty compile cache, arriving as the server starts)",
-                             seconds, 12.0, f"progress is shown while it compiles; the whole warm-up took {warm_s:.1f} s"))
+                             seconds, 12.0,
+                             f"progress is shown while it compiles; the whole warm-up took {warm_s:.1f} s"))
         for name in MODEL_PAGES[: 2 if quick else None]:
             with serve(logs / f"warm-{name}.log", env={"SAFEBANDIT_CACHE_DIR": str(empty_cache)}) as url:
                 warm_s = _wait_warm(logs / f"warm-{name}.log")

@@ -6,9 +6,9 @@ from __future__ import annotations
 import dataclasses
 
 from safebandit_core import families, runner
+from safebandit_core.conservative import ConservativeSettings
 from safebandit_core.dose import DoseSettings
 from safebandit_core.meanvar import MVSettings
-from safebandit_core.conservative import ConservativeSettings
 
 CHUNK = 100
 
