@@ -36,6 +36,8 @@ def defaults(device_id: str) -> list[Any]:
         s = fam.settings_cls()
         fields = {f.name for f in dataclasses.fields(s)}
         change = {k: v for k, v in (("precision", precision), ("base_seed", 0)) if k in fields}
+        if "policies" in fields:  # the page names its policies even where the default "()" means all of them
+            change["policies"] = tuple(fam.policies(s))
         out.append(dataclasses.replace(s, **change))
     return out
 

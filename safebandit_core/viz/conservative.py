@@ -49,7 +49,7 @@ BASELINE_COLOR = TRUTH_COLOR
 BAND_NAMES = {"minmax": "mean, min–max band", "std": "mean ± 1 std", "none": "mean"}
 # Slack below −NEG_TOL·max(1, baseline) counts as negative: room for rounding, nothing more.
 NEG_TOL = 1e-6
-MAX_TRACE_POINTS = 600
+MAX_TRACE_POINTS = 300
 """At most this many rounds per trace (:func:`thin`)."""
 
 
