@@ -171,7 +171,7 @@ def bench(quick: bool) -> list[dict]:
                              _type(pg, "K (arms)", "25"), 1.0))
             pg.goto(f"{url}/conservative")
             _settle(pg)
-            rows.append(_row("K changed 72 → 73 on the conservative page (inside the width-128 bucket: no compilation)",
+            rows.append(_row("K changed 72 → 73 on the conservative page (inside the width-96 bucket: no compilation)",
                              _type(pg, "K (arms)", "73"), 1.0))
             pg.close()
             n = 10 if quick else 30

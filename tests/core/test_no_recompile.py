@@ -26,7 +26,7 @@ def test_moving_t_d_and_k_inside_their_buckets_traces_nothing_new():
         (DoseSettings(T=200, seeds=2, d=5, refresh_every=50),
          [{"T": 250}, {"T": 60}, {"T": 300}, {"d": 6}, {"d": 8, "T": 130}, {"tau": 0.3}]),
         (MVSettings(T=200, seeds=2, K=24), [{"T": 333}, {"K": 25}, {"K": 32, "T": 100}, {"rho": 12.0}]),
-        (ConservativeSettings(T=200, seeds=2, K=72), [{"T": 201}, {"K": 73}, {"K": 128, "alpha": 0.2}]),
+        (ConservativeSettings(T=200, seeds=2, K=72), [{"T": 201}, {"K": 73}, {"K": 96, "alpha": 0.2}]),
     ]
     for base, moves in cases:
         _page_run(base)
