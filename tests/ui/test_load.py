@@ -50,12 +50,12 @@ def test_eight_sessions_at_once_on_a_fresh_server_then_a_shared_reload(browser, 
             caption = first.get_by_text("already computed on this server", exact=False)
             assert caption.count() >= 1, "the reload recomputed instead of using the shared result"
             assert first.get_by_test_id("stException").count() == 0
-            answers = wsclient.sessions(url, [PAGES[i % len(PAGES)] for i in range(30)], timeout_s=SETTLE_MS / 1000)
+            answers = wsclient.sessions(url, [PAGES[i % len(PAGES)] for i in range(16)], timeout_s=SETTLE_MS / 1000)
             assert all(a.finished for a in answers)
             assert [a.exceptions for a in answers if a.exceptions] == []
             assert all(a.elements > 20 for a in answers), [a.elements for a in answers]
         finally:
             for c in contexts:
                 c.close()
-    print(f"8 sessions settled after {max(settled):.1f} s (slowest); 30 websocket sessions answered within "
+    print(f"8 sessions settled after {max(settled):.1f} s (slowest); 16 websocket sessions answered within "
           f"{max(a.seconds for a in answers):.1f} s")
