@@ -1,10 +1,13 @@
 """Compile every page's default shapes once per server, in the background, before the first visitor arrives.
 
-:func:`start` runs once per process (it is a ``st.cache_resource``): a daemon thread runs each
-model family's default settings on the default device and puts the result into the shared
-:mod:`.store`, under the key a page with untouched controls asks for. With JAX's persistent
-compilation cache (:func:`safebandit_core.device.enable_compile_cache`) a restarted server
-reads the compiled functions back from disk instead of compiling them again.
+:func:`start` runs once per process, whoever calls it first: :mod:`.serve` (what ``make run`` starts)
+when the server starts, before anyone visits, or ``app.py`` (then a no-op). A daemon thread runs each
+model family's default settings, then each model's first audience scenario (the Present page's first
+screen, a board demo's opening), on the default device and puts the results into the shared
+:mod:`.store`, under the keys the pages with untouched controls ask for. With JAX's persistent
+compilation cache (:func:`safebandit_core.device.enable_compile_cache`) a restarted server reads the
+compiled functions back from disk instead of compiling them again. When it is done it prints one
+line, :data:`DONE`, to the server's log.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ import threading
 import time
 from typing import Any
 
-from safebandit_core import device, families
+from safebandit_core import device, families, scenarios
 
 from . import store
 
@@ -42,11 +45,20 @@ def defaults(device_id: str) -> list[Any]:
     return out
 
 
+def presentation(device_id: str) -> list[tuple[str, Any]]:
+    """``(name, settings)`` of each model's first audience scenario, as the Present page opens it (base seed 0)."""
+    precision = device.default_precision(device_id)
+    first = {}
+    for sc in scenarios.SCENARIOS:
+        first.setdefault(sc.kind, sc)
+    return [(f"present:{sc.key}", sc.settings(0, precision)) for sc in first.values()]
+
+
 def _warm(device_id: str, status: dict[str, Any]) -> None:
     start_time = time.perf_counter()
     shared = store.store()
-    for s in defaults(device_id):
-        kind = type(s).KIND
+    jobs = [(type(s).KIND, s) for s in defaults(device_id)] + presentation(device_id)
+    for kind, s in jobs:
         status["now"] = kind
         try:
             shared.get_or_compute(store.key_of(s, device_id), lambda s=s: families.run(s, device_id))
