@@ -49,15 +49,20 @@ def _visit(pg, url: str) -> float:
     return time.perf_counter() - start
 
 
+def _press(pg, control, key: str) -> float:
+    """Press ``key`` on ``control``; the seconds until the rerun has started and the page has settled again."""
+    start = time.perf_counter()
+    control.press(key)
+    pg.locator("[data-testid='stApp'][data-test-script-state='running']").wait_for(state="attached", timeout=10_000)
+    _settle(pg)
+    return time.perf_counter() - start
+
+
 def _step(pg, label: str, key: str = "ArrowRight") -> float:
     """Press a key on a slider and wait for the rerun to start and the page to settle again."""
     thumb = pg.get_by_test_id("stSlider").filter(has_text=label).get_by_role("slider").first
     thumb.focus()
-    start = time.perf_counter()
-    thumb.press(key)
-    pg.locator("[data-testid='stApp'][data-test-script-state='running']").wait_for(state="attached", timeout=10_000)
-    _settle(pg)
-    return time.perf_counter() - start
+    return _press(pg, thumb, key)
 
 
 def _wait_warm(log: Path, timeout_s: float = 300.0) -> float:
@@ -77,11 +82,7 @@ def _type(pg, label: str, value: str) -> float:
     """Type ``value`` into the number box ``label``, press Enter, and wait for the rerun and the page to settle."""
     box = pg.get_by_test_id("stNumberInput").filter(has_text=label).locator("input").first
     box.fill(value)
-    start = time.perf_counter()
-    box.press("Enter")
-    pg.locator("[data-testid='stApp'][data-test-script-state='running']").wait_for(state="attached", timeout=10_000)
-    _settle(pg)
-    return time.perf_counter() - start
+    return _press(pg, box, "Enter")
 
 
 def _row(what: str, seconds: float, target: float, note: str = "") -> dict:

@@ -7,6 +7,13 @@ the true coordinates), and the confidence radius reads the true d as a traced nu
 
 from __future__ import annotations
 
+from typing import Any
+
+import jax.numpy as jnp
+import numpy as np
+
+from .settings import check_int_range
+
 LINEAR_FROM = 64
 """Up to this width the buckets are powers of two; above it, multiples of :data:`STEP`."""
 STEP = 32
@@ -21,3 +28,26 @@ def bucket(n: int) -> int:
     if n <= LINEAR_FROM:
         return 1 << (n - 1).bit_length()
     return -(-n // STEP) * STEP
+
+
+def within(n: Any, width: int) -> Any:
+    """(width,) bool: True below the true size ``n`` (traced), False for the padding of a compiled width.
+
+    Padded arms or members score −∞ (never an argmax, a top-m or a max) and padded coordinates are zero.
+    """
+    return jnp.arange(width) < n
+
+
+def zero_pad(a: Any, shape: tuple[int, ...]) -> np.ndarray:
+    """``a`` with zeros appended along each axis up to ``shape`` (each at least ``a``'s own size)."""
+    a = np.asarray(a)
+    return np.pad(a, [(0, n - k) for k, n in zip(a.shape, shape, strict=True)])
+
+
+def stream_width(field: str, width: int | None, size: int) -> int:
+    """The width an explicit-stream run of true size ``size`` compiles at: ``size`` itself unless ``width`` is
+    given (the padding checks), which must be an integer of at least ``size`` (:class:`SettingsError`)."""
+    if width is None:
+        return size
+    check_int_range(field, width, size)
+    return width

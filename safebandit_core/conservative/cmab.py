@@ -20,7 +20,8 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
-from .gencb import Params, StandardPolicy, within
+from ..shapes import within
+from .gencb import Params, StandardPolicy
 from .ridge import Ridge, RidgeFit
 
 

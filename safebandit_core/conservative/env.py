@@ -24,7 +24,8 @@ import jax
 import jax.numpy as jnp
 
 from ..model import Env
-from .gencb import Action, Feedback, within
+from ..shapes import within
+from .gencb import Action, Feedback
 
 
 class EnvParams(NamedTuple):

@@ -29,7 +29,7 @@ from ..results import interval95
 from ..settings import SettingsError, check_int_range, check_open_unit, check_positive
 from .env import DRAWS, EnvParams, make_env
 from .instances import make_instance
-from .policies import make_params, make_policy, policy_params, zero_pad
+from .policies import make_params, make_policy, policy_params
 from .settings import (
     FEATURES,
     LABELS,
@@ -77,7 +77,7 @@ def params(s: ConservativeSettings, precision: str) -> tuple[EnvParams, tuple[An
     inst = make_instance(s)
     dtype = dev.dtype_of(precision)
     width, dim_width = widths(s)
-    env = EnvParams(mu0=jnp.asarray(inst.mu0, dtype), means=jnp.asarray(zero_pad(inst.means, (width,)), dtype),
+    env = EnvParams(mu0=jnp.asarray(inst.mu0, dtype), means=jnp.asarray(shapes.zero_pad(inst.means, (width,)), dtype),
                     K=jnp.asarray(s.K, dtype))
     return env, _lanes(policy_params(s, inst, dtype, width, dim_width), len(s.policy_list()))
 
@@ -216,15 +216,12 @@ def _true_means(problem: str, K: int, means: Any, arms: Any, theta: Any) -> tupl
 
 def _stream_widths(K: int, d: int | None, width: int | None, dim_width: int | None) -> tuple[int, int | None]:
     """The widths of a stream run: K and d themselves unless given (at least K and d; no ``dim_width`` on CMAB)."""
-    width = K if width is None else width
-    check_int_range("width", width, K)
+    width = shapes.stream_width("width", width, K)
     if d is None:
         if dim_width is not None:
             raise SettingsError("dim_width", "None on CMAB (its arms have no features)", dim_width)
         return width, None
-    dim_width = d if dim_width is None else dim_width
-    check_int_range("dim_width", dim_width, d)
-    return width, dim_width
+    return width, shapes.stream_width("dim_width", dim_width, d)
 
 
 def run_on_stream(
@@ -284,8 +281,8 @@ def run_on_stream(
     width, dim_width = _stream_widths(K, None if x is None else x.shape[1], width, dim_width)
     model = make_model(problem, (policy,), width, dim_width, size, "table")
     f64 = jnp.float64
-    env = EnvParams(mu0=jnp.asarray(mu0, f64), means=jnp.asarray(zero_pad(mu, (width,)), f64), K=jnp.asarray(K, f64),
-                    table=jnp.asarray(zero_pad(table, (T, width)), f64))
+    env = EnvParams(mu0=jnp.asarray(mu0, f64), means=jnp.asarray(shapes.zero_pad(mu, (width,)), f64),
+                    K=jnp.asarray(K, f64), table=jnp.asarray(shapes.zero_pad(table, (T, width)), f64))
     pol = make_params(alpha=alpha, mu0=mu0, K=K, arms=x, lam=lam, S=S, L=L, delta=delta, dtype=f64, width=width,
                       dim_width=dim_width)
     out = runner.run(model, (env, _lanes(pol, 1)), runner.seed_keys(0, 1), T, device=device)

@@ -119,14 +119,6 @@ replace the proposal (CLUCB2 picks among the arms that pass its check).
 """
 
 
-def within(n: jax.Array, width: int) -> jax.Array:
-    """(width,) bool: True below the true size ``n`` (traced), False for the padding of a compiled width.
-
-    Policies give padded arms the score −∞, so they never win an argmax, a top-m or a max.
-    """
-    return jnp.arange(width) < n
-
-
 def sample_path_check(params: Params, state: State, mask: jax.Array, info: Info, ledger: Ledger,
                       line: jax.Array) -> tuple[jax.Array, jax.Array]:
     """GenCB's rule (seed 001, Algorithm 1, line 3): play A_S iff r_S(t−1) + N_0(t−1)·μ_0 ≥ (1 − α)·μ_0·t."""

@@ -15,6 +15,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..model import Policy
+from ..shapes import zero_pad
 from . import baselines
 from .cccb import c2ucb
 from .clb import linucb
@@ -55,12 +56,6 @@ def make_policy(problem: str, policy: str, K: int, d: int | None = None, m: int 
     check_policy(problem, policy)
     built = BUILDERS[problem][policy](K, d or 0, m)
     return with_super_arm(built) if SUPER_ARMS[problem] else built
-
-
-def zero_pad(a: Any, shape: tuple[int, ...]) -> np.ndarray:
-    """``a`` with zeros appended along every axis up to ``shape`` (a compiled width's padding)."""
-    a = np.asarray(a)
-    return np.pad(a, [(0, n - k) for k, n in zip(a.shape, shape, strict=True)])
 
 
 def make_params(*, alpha: Any, mu0: Any, K: int, arms: Any = None, lam: Any = 1.0, S: Any = 1.0, L: Any = 1.0,

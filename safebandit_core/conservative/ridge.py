@@ -27,7 +27,8 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
-from .gencb import Params, StandardPolicy, within
+from ..shapes import within
+from .gencb import Params, StandardPolicy
 
 
 class RidgeState(NamedTuple):

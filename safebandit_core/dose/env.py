@@ -17,6 +17,7 @@ import jax
 import jax.numpy as jnp
 
 from ..model import Env
+from ..shapes import within
 from .curves import Curve
 
 
@@ -83,7 +84,7 @@ def _normal(key: jax.Array, width: int, d: Any, dtype: jnp.dtype) -> jax.Array:
     very numbers a width-d draw gives: padding changes no draw.
     """
     z = jax.random.normal(key, (width,), dtype)
-    return z if d is None else jnp.where(jnp.arange(width) < d, z, jnp.zeros((), dtype))
+    return z if d is None else jnp.where(within(d, width), z, jnp.zeros((), dtype))
 
 
 def draw_truth(key: jax.Array, width: int, dtype: jnp.dtype, d: Any = None) -> Truth:

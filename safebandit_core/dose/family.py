@@ -168,10 +168,8 @@ def run_on_stream(policy: str, X: Any, xi_r: Any, xi_c: Any, theta: Any, mu: Any
         u_eps = jax.random.uniform(jax.random.PRNGKey(seed), (T,), dtype)
     elif np.shape(u_eps) != (T,):
         raise SettingsError("u_eps", f"an array of length T = {T}", np.shape(u_eps))
-    width = d if width is None else width
-    if width < d:
-        raise SettingsError("width", f"at least d = {d}", width)
-    pad = lambda a: np.pad(np.asarray(a), [(0, 0)] * (np.ndim(a) - 1) + [(0, width - d)])
+    width = shapes.stream_width("width", width, d)
+    pad = lambda a: shapes.zero_pad(a, np.shape(a)[:-1] + (width,))
     stream = Stream(*(jnp.asarray(a, dtype) for a in (pad(X), xi_r, xi_c, u_eps, pad(theta), pad(mu))))
     model = make_model(width, g, refresh_every, precision, "stream", 1)
     out = runner.run(model, params(s, precision, stream), jax.random.PRNGKey(seed)[None], T, device=device)

@@ -35,6 +35,7 @@ import jax.numpy as jnp
 
 from ..model import Env
 from ..settings import check_choice
+from ..shapes import within
 from .policies import MVAction
 
 
@@ -84,7 +85,7 @@ def regret_contribution(p: EnvParams, obs: Obs, action: MVAction) -> jax.Array:
     mv_true = p.rho * p.means - p.variances
     mv0 = p.rho * p.mu0
     mu_played = jnp.where(explore, p.means[arm], p.mu0)
-    best = jnp.max(jnp.where(jnp.arange(mv_true.shape[0]) < p.K, mv_true, -jnp.inf))
+    best = jnp.max(jnp.where(within(p.K, mv_true.shape[0]), mv_true, -jnp.inf))
     gap = best - jnp.where(explore, mv_true[arm], mv0)
     n_regular = jnp.sum(action.counts)
     played_sum = jnp.sum(action.counts.astype(dtype) * p.means) + (obs.t - n_regular).astype(dtype) * p.mu0

@@ -62,7 +62,7 @@ def make_params(alpha: float, mu0: float, rho: float, horizon: int, means: Any, 
     """
     cast = lambda x: jnp.asarray(x, dtype=dtype)
     K = len(means)
-    pad = lambda a: np.pad(np.asarray(a), [(0, 0)] * (np.ndim(a) - 1) + [(0, (width or K) - K)])
+    pad = lambda a: shapes.zero_pad(a, np.shape(a)[:-1] + (width or K,))
     row = MVParams(alpha=cast([alpha]), mu0=cast([mu0]), rho=cast([rho]), horizon=cast([horizon]), K=cast([K]))
     env = EnvParams(mu0=cast(mu0), rho=cast(rho), means=cast(pad(means)), variances=cast(pad(variances)), K=cast(K),
                     table=None if table is None else cast(pad(table)))
@@ -220,9 +220,7 @@ def run_on_stream(policy: str, rewards: Any, *, alpha: float, mu0: float, rho: f
     _check_stream_args(policy, table, alpha, mu0, rho)
     mu, var = _arm_truth(table, means, variances)
     T, K = table.shape
-    width = K if width is None else width
-    if width < K:
-        raise SettingsError("width", f"at least K = {K}", width)
+    width = shapes.stream_width("width", width, K)
     p = make_params(alpha, mu0, rho, T, mu, var, dtype, 1, table=table, width=width)
     outs = runner.run(make_model((policy,), width, "table"), p, jax.random.PRNGKey(0)[None], T, device=device)
     res = {k: v[0, 0] for k, v in outs.items()}

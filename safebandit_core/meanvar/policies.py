@@ -31,6 +31,7 @@ import jax
 import jax.numpy as jnp
 
 from ..model import Policy
+from ..shapes import within
 
 NAMES = ("mvcucb", "mvucb")
 LABELS = {"mvcucb": "MV-CUCB", "mvucb": "MV-UCB"}
@@ -130,7 +131,7 @@ def arm_index(rule: Rule, p: MVParams, s: MVState) -> jax.Array:
     mv_hat = p.rho * mean - var
     bonus = (5.0 + p.rho) * jnp.sqrt(rule.log_term(p, s) / (2.0 * n))
     index = jnp.where(s.counts > 0, mv_hat + bonus, jnp.inf)
-    return jnp.where(jnp.arange(s.counts.shape[0]) < p.K, index, -jnp.inf)
+    return jnp.where(within(p.K, s.counts.shape[0]), index, -jnp.inf)
 
 
 def make_policy(name: str, K: int) -> Policy:

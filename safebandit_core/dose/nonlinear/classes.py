@@ -27,6 +27,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from ...shapes import zero_pad
+
 
 class Linear(NamedTuple):
     """Members of ``linear-grid``."""
@@ -114,12 +116,8 @@ def pad(kind: str, members: Any, n: int, d: int, hidden: int) -> Any:
     every member's value unchanged; the extra members are 0 everywhere and must be masked by the user.
     """
     width = {"n": n, "d": d, "h": hidden}
-
-    def one(v: Any, axes: str) -> np.ndarray:
-        v = np.asarray(v)
-        return np.pad(v, [(0, width[a] - size) for a, size in zip(axes, v.shape, strict=True)])
-
-    return type(members)(*(one(v, axes) for v, axes in zip(members, CLASSES[kind].axes, strict=True)))
+    return type(members)(*(zero_pad(v, tuple(width[a] for a in axes))
+                           for v, axes in zip(members, CLASSES[kind].axes, strict=True)))
 
 
 def evaluate(kind: str, members: Any, x: jax.Array) -> jax.Array:

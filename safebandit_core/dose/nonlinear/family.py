@@ -200,16 +200,16 @@ def run_on_table(policy: str, Fr: Any, Fc: Any, xi_r: Any, xi_c: Any, r_star: in
             raise SettingsError(name, f"an array of length T = {T}", np.shape(arr))
     r_star, c_star = _index("r_star", r_star, Fr.shape[0]), _index("c_star", c_star, Fc.shape[0])
     sizes = (Fr.shape[0], Fc.shape[0])
-    if width is not None and (not isinstance(width, (int, np.integer)) or width < max(sizes)):
-        raise SettingsError("width", f"an integer at least max(|F^r|, |F^c|) = {max(sizes)}", width)
-    n_r, n_c = sizes if width is None else (int(width), int(width))
+    if isinstance(width, np.integer):
+        width = int(width)
+    n_r, n_c = sizes if width is None else (shapes.stream_width("width", width, max(sizes)),) * 2
     check_numbers(tau, delta, delta_prime, kappa_r, kappa_c, eps, g)
     precision = "float64" if Fr.dtype == np.float64 else "float32"
     dtype = dev.dtype_of(precision)
     s = NonlinearSettings(policies=(policy,), T=T, tau=tau, delta=delta, delta_prime=delta_prime, kappa_r=kappa_r,
                           kappa_c=kappa_c, g=g, eps=eps)
     u_eps = jax.random.uniform(jax.random.PRNGKey(seed), (T,), dtype)
-    pad = lambda F, n: jnp.asarray(np.pad(F, [(0, n - F.shape[0]), (0, 0)]).T, dtype)
+    pad = lambda F, n: jnp.asarray(shapes.zero_pad(F, (n, F.shape[1])).T, dtype)
     table = Table(pad(Fr, n_r), pad(Fc, n_c), jnp.asarray(xi_r, dtype), jnp.asarray(xi_c, dtype), u_eps)
     model = make_model(TABLE, n_r, n_c, 0, 0, g, precision, 1)
     p = _table_params(s, dtype, table, r_star, c_star, policy, sizes)

@@ -39,6 +39,7 @@ import jax
 import jax.numpy as jnp
 
 from ...model import Policy
+from ...shapes import within
 from ..curves import Curve
 from ..policies import LABELS, NAMES, policy_numbers
 
@@ -104,7 +105,7 @@ def confidence_set(loss: jax.Array, dist: jax.Array, values: jax.Array, rho: jax
                    ) -> tuple[jax.Array, jax.Array, jax.Array]:
     """(fit index, member mask of the set, max over the set of ``values``) of one class whose first
     ``n`` members are real (the rest padding: never the fit, never in the set)."""
-    real = jnp.arange(loss.shape[0]) < n
+    real = within(n, loss.shape[0])
     fit = jnp.argmin(jnp.where(real, loss, jnp.inf))  # first minimum: ties go to the lowest index
     inside = (dist[fit] <= rho) & real
     return fit, inside, jnp.max(jnp.where(inside, values, -jnp.inf))
