@@ -313,7 +313,7 @@ class PresetResult:
 
     def index(self) -> list[tuple[int, int]]:
         """(sweep, cell within it) of every preset cell, in order."""
-        return [(k, i) for k, r in enumerate(self.sweeps) for i in range(len(r.cells))]
+        return [(k, i) for k, s in enumerate(self.specs) for i in range(len(s.cells()))]
 
     def cells(self) -> pd.DataFrame:
         """One row per cell: ``cell``, ``name`` (e.g. ``d=5, τ=0.1``), the cell fields and the baseline slope."""
@@ -329,15 +329,29 @@ class PresetResult:
     def cell_summary(self) -> pd.DataFrame:
         """:func:`sweep.cell_summary` of every sweep, with the preset's cell numbers and fields."""
         cells = self.cells()
+        out = pd.concat(self._summary_parts(), ignore_index=True)
+        drop = [c for c in self.preset.cell_fields if c in out.columns]
+        return out.drop(columns=drop).merge(cells, on="cell", how="left")
+
+    def _summary_parts(self) -> list[pd.DataFrame]:
+        """:func:`sweep.cell_summary` of every sweep, numbered by preset cell."""
         parts, offset = [], 0
         for r in self.sweeps:
             part = sweep.cell_summary(r)
             part["cell"] = part["cell"] + offset
             offset += len(r.cells)
             parts.append(part)
-        out = pd.concat(parts, ignore_index=True)
-        drop = [c for c in self.preset.cell_fields if c in out.columns]
-        return out.drop(columns=drop).merge(cells, on="cell", how="left")
+        return parts
+
+    def _curve_parts(self, value: str, max_points: int, spacing: str) -> list[pd.DataFrame]:
+        """:func:`curve_stats` of every sweep, numbered by preset cell."""
+        parts, offset = [], 0
+        for r in self.sweeps:
+            part = curve_stats(r, value, max_points, spacing)
+            part["cell"] = part["cell"] + offset
+            offset += len(r.cells)
+            parts.append(part)
+        return parts
 
     def summary(self) -> pd.DataFrame:
         """Summary rows: preset, cell, policy, label, settings (JSON), metric, value, ci_low, ci_high,
@@ -365,12 +379,7 @@ class PresetResult:
 
     def curves(self, value: str = "cum_regret", max_points: int = 400, spacing: str = "linear") -> pd.DataFrame:
         """Per (cell, policy, round): mean, std, min and max over seeds of ``value`` (see :func:`curve_stats`)."""
-        parts, offset = [], 0
-        for r in self.sweeps:
-            part = curve_stats(r, value, max_points, spacing)
-            part["cell"] = part["cell"] + offset
-            offset += len(r.cells)
-            parts.append(part)
+        parts = self._curve_parts(value, max_points, spacing)
         return pd.concat(parts, ignore_index=True).merge(self.cells()[["cell", "name"]], on="cell", how="left")
 
     def frames(self) -> dict[str, pd.DataFrame]:

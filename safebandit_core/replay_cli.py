@@ -7,7 +7,9 @@ precision, seconds, rows, claims}`` where ``rows`` are ``{preset, cell, policy, 
 metric, value, ci_low, ci_high, paper_value, paper_low, paper_high}`` and ``claims`` are
 ``{claim, statement, paper, ours, verdict, why}`` (the verdict computed from the run). ``--out DIR``
 writes the export bundle (see :mod:`safebandit_core.export`) to ``DIR/<preset>_T<T>_seeds<N>.zip``
-(complete or absent). The flags of :func:`safebandit_core.cli.add_distributed_flags` run the preset on
+(complete or absent). ``--resume DIR`` runs the preset cell by cell and keeps each finished cell's
+summary in DIR (see :mod:`safebandit_core.resume`): the same command continues an interrupted run.
+The flags of :func:`safebandit_core.cli.add_distributed_flags` run the preset on
 several processes or machines; only process 0 prints and writes.
 Bad input exits with code 2 and one line naming the flag and what it allows.
 """
@@ -41,6 +43,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-shard", action="store_true", help="keep the run on one device even if several exist")
     parser.add_argument("--json", action="store_true", help="print exactly one JSON document (a list of rows)")
     parser.add_argument("--out", default=None, metavar="DIR", help="write the export bundle (zip) into DIR")
+    parser.add_argument("--resume", default=None, metavar="DIR",
+                        help="run cell by cell, keeping each finished cell's summary in DIR; run again with the same "
+                             "DIR to continue an interrupted run where it stopped")
     cli.add_distributed_flags(parser)
 
 
@@ -76,6 +81,16 @@ def run(args: argparse.Namespace) -> int:
                                          precision=args.precision).validate()
     except SettingsError as err:
         raise CliError(settings_error_line(err, FLAGS)) from None
+    if args.resume is not None:
+        check_device(args.device)
+        from .resume import run_resumable
+
+        try:
+            result = run_resumable(run_settings, args.resume, device=args.device)
+        except SettingsError as err:
+            raise CliError(settings_error_line(err, {"resume": "--resume"})) from None
+        _report(args, preset, result, out_dir)
+        return 0
     with cli.joined(options) as role:
         check_device(args.device)
         result = presets.run_preset(run_settings, device=args.device, shard=False if args.no_shard else None)
@@ -102,7 +117,8 @@ def _report(args: argparse.Namespace, preset: Any, result: Any, out_dir: Path | 
         lines.append(f"bundle: {target}")
     if args.json:
         emit({"preset": preset.name, "T": T, "seeds": seeds, "device": result.device, "precision": result.precision,
-              "seconds": result.seconds, "rows": rows, "claims": claims}, True)
+              "seconds": result.seconds, "rows": rows, "claims": claims,
+              **({"compute_seconds": result.compute_seconds} if hasattr(result, "compute_seconds") else {})}, True)
     else:
         _print_table(lines, rows)
         print("paper vs this run:")

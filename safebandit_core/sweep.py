@@ -233,11 +233,16 @@ def cell_summary(result: M.Run) -> pd.DataFrame:
     ``safe``: with violations (dose), the violation rate is at most δ; otherwise the slack never
     went below 0.
     """
-    per_seed = seed_frame(result)
+    return summarise_seeds(seed_frame(result), result.cells, result.settings)
+
+
+def summarise_seeds(per_seed: pd.DataFrame, cells: Any, settings: Any) -> pd.DataFrame:
+    """:func:`cell_summary` from a :func:`seed_frame` and the grid's cells and base settings (no per-round data
+    needed, so a run saved cell by cell is summarised exactly as a run held in memory)."""
     rows = []
     for (cell, p), part in per_seed.groupby(["cell", "policy"], sort=False):
-        cfg = result.cells[int(cell)]
-        settings = dataclasses.replace(result.settings, **cfg)
+        cfg = cells[int(cell)]
+        settings_c = dataclasses.replace(settings, **cfg)
         row: dict[str, Any] = {"cell": int(cell), **cfg, "policy": p, "label": part["label"].iloc[0],
                                "seeds": len(part)}
         m, lo, hi = results.interval95(part["final_regret"].to_numpy())
@@ -246,7 +251,7 @@ def cell_summary(result: M.Run) -> pd.DataFrame:
         if "violation_rate" in part:
             m, lo, hi = results.interval95(part["violation_rate"].to_numpy(), 0.0, 1.0)
             row.update(violation_rate=m, violation_rate_lo=lo, violation_rate_hi=hi)
-            row["safe"] = bool(m <= settings.delta)
+            row["safe"] = bool(m <= settings_c.delta)
         else:
             row["safe"] = bool(row["min_slack"] >= -SLACK_TOL)
         if "default_pulls" in part:
@@ -357,4 +362,4 @@ def grid_values(text: str, field: str, lo: float, hi: float, max_values: int = 1
 
 __all__ = ["ALIASES", "MAX_CELLS", "SLACK_TOL", "SweepSpec", "baseline_slope", "cell_summary", "describe",
            "device_mesh", "fit_loglog_slope", "grid_values", "horizon_grid", "over_horizons", "round_frame",
-           "run_sweep", "seed_frame", "sizes", "symbol"]
+           "run_sweep", "seed_frame", "sizes", "summarise_seeds", "symbol"]
