@@ -14,7 +14,7 @@ from typing import Any
 
 import streamlit as st
 
-from safebandit_core import device, export, presets, sweep
+from safebandit_core import device, export, presets, report, sweep
 from safebandit_core.viz import replay as vr
 from safebandit_ui import downloads, forms, live, pagekit, shell, store
 from safebandit_ui.forms import Control
@@ -98,11 +98,7 @@ def controls(ctx: shell.RunContext) -> dict[str, Any]:
 
 def cli_line(run: presets.PresetRun, ctx: shell.RunContext) -> str:
     """The command that runs the same preset from a terminal."""
-    p = presets.get(run.preset)
-    size = "--full" if (run.seeds, run.T) == (p.full_seeds, p.full_T) else f"--seeds {run.seeds} --T {run.T}"
-    seed = f" --base-seed {run.base_seed}" if run.base_seed else ""
-    precision = "" if run.precision == device.default_precision(ctx.device) else f" --precision {run.precision}"
-    return f"python -m safebandit_core replay --preset {run.preset} {size}{seed}{precision}"
+    return report.command_line(run, device.default_precision(ctx.device))
 
 
 def compute(run: presets.PresetRun, dev: str, progress: Callable[[float, str], None]) -> dict[str, Any]:
@@ -178,9 +174,15 @@ def show(run: presets.PresetRun, view: dict[str, Any], stored: bool, seconds: fl
         crossover(result, cell, ctx)
     st.subheader("Save this run")
     stem = f"{run.preset}_T{run.T}_seeds{run.seeds}"
-    cols = st.columns(2)
-    downloads.zip_button(lambda: export.preset_bundle(result), stem, "preset_zip", cols[0])
-    cols[1].download_button("Settings JSON", json.dumps(export.settings_dict(run), indent=2, sort_keys=True),
+    cols = st.columns(3)
+    precision = device.default_precision(ctx.device)
+    cols[0].download_button("Download report", lambda: report.preset_report(result, precision),
+                            f"{stem}.html", "text/html", on_click="ignore", icon=":material/description:",
+                            key="preset_report", help="One HTML file that opens offline: the claims with their "
+                            "verdicts, the paper's numbers and ours, the figures, the settings, the versions and "
+                            "device, and the command that re-creates the run.")
+    downloads.zip_button(lambda: export.preset_bundle(result), stem, "preset_zip", cols[1])
+    cols[2].download_button("Settings JSON", json.dumps(export.settings_dict(run), indent=2, sort_keys=True),
                             f"{stem}.json", "application/json", on_click="ignore", icon=":material/settings:",
                             key="preset_json")
     st.caption("The zip holds the per-round data, the summary, the figures and claims.json (the verdicts above). "

@@ -9,6 +9,7 @@ metric, value, ci_low, ci_high, paper_value, paper_low, paper_high}`` and ``clai
 writes the export bundle (see :mod:`safebandit_core.export`) to ``DIR/<preset>_T<T>_seeds<N>.zip``
 (complete or absent). ``--resume DIR`` runs the preset cell by cell and keeps each finished cell's
 summary in DIR (see :mod:`safebandit_core.resume`): the same command continues an interrupted run.
+``--report FILE.html`` writes one self-contained HTML report (see :mod:`safebandit_core.report`).
 The flags of :func:`safebandit_core.cli.add_distributed_flags` run the preset on
 several processes or machines; only process 0 prints and writes.
 Bad input exits with code 2 and one line naming the flag and what it allows.
@@ -43,6 +44,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-shard", action="store_true", help="keep the run on one device even if several exist")
     parser.add_argument("--json", action="store_true", help="print exactly one JSON document (a list of rows)")
     parser.add_argument("--out", default=None, metavar="DIR", help="write the export bundle (zip) into DIR")
+    parser.add_argument("--report", default=None, metavar="FILE.html",
+                        help="write one self-contained HTML report (tables, verdicts, figures; opens offline)")
     parser.add_argument("--resume", default=None, metavar="DIR",
                         help="run cell by cell, keeping each finished cell's summary in DIR; run again with the same "
                              "DIR to continue an interrupted run where it stopped")
@@ -61,6 +64,17 @@ def check_out_dir(path: str | None) -> Path | None:
     return p
 
 
+def check_report_file(path: str | None) -> None:
+    """Check ``--report`` before running: a file (not a folder) in an existing folder."""
+    if path is None:
+        return
+    p = Path(path)
+    if p.is_dir():
+        raise CliError(f"error: --report must be a file name (got the folder {path!r})")
+    if not p.parent.is_dir():
+        raise CliError(f"error: --report folder {str(p.parent)!r} does not exist")
+
+
 def run(args: argparse.Namespace) -> int:
     """List, or validate, run, print (and write the bundle with ``--out``)."""
     from . import presets
@@ -72,6 +86,7 @@ def run(args: argparse.Namespace) -> int:
     if args.preset is None:
         raise CliError("error: give --list, or --preset NAME with NAME one of " + ", ".join(presets.NAMES))
     out_dir = check_out_dir(args.out)
+    check_report_file(args.report)
     options = cli.distributed_options(args)
     try:
         preset = presets.get(args.preset)
@@ -110,11 +125,18 @@ def _report(args: argparse.Namespace, preset: Any, result: Any, out_dir: Path | 
 
         out_dir.mkdir(exist_ok=True)
         target = distributed.write_atomic(out_dir / f"{preset.name}_T{T}_seeds{seeds}.zip", preset_bundle(result))
+    if args.report is not None:
+        from .device import default_precision
+        from .report import preset_report
+
+        distributed.write_atomic(args.report, preset_report(result, default_precision(args.device)).encode())
     claims = presets.claim_table(result).drop(columns=["T", "seeds"]).to_dict(orient="records")
     lines = [f"{preset.paper}, {preset.artefact}: {preset.title}",
              f"{seeds} seeds × T = {T:,} on {result.device} in {result.precision}: {result.seconds:.2f} s"]
     if out_dir is not None:
         lines.append(f"bundle: {target}")
+    if args.report is not None:
+        lines.append(f"report: {args.report}")
     if args.json:
         emit({"preset": preset.name, "T": T, "seeds": seeds, "device": result.device, "precision": result.precision,
               "seconds": result.seconds, "rows": rows, "claims": claims,

@@ -57,7 +57,7 @@ def test_preset_run_shows_figures_and_one_computed_verdict_per_claim():
     assert set(claims["verdict"]) <= VERDICTS
     paper = at.dataframe[0].value  # the first data table: the paper's numbers (then every summary row)
     assert len(paper) == 16 and set(paper["paper"]) == {"0.02 %", "12 % – 23 % (range over τ)"}
-    assert {"Everything (zip)", "Settings JSON"} <= download_labels(at)
+    assert {"Download report", "Everything (zip)", "Settings JSON"} <= download_labels(at)
     text = text_of(at)
     assert "Safety by Design (2026)" in text and "One-size-fits-all conservative bandits (AAAI 2021)" in text
     assert "Seed 00" not in text and "seed 00" not in text
