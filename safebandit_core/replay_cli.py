@@ -21,7 +21,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from . import cli, distributed
+from . import cli, distributed, progress
 from .cli import CliError, check_device, emit, settings_error_line
 from .settings import SettingsError
 
@@ -101,14 +101,17 @@ def run(args: argparse.Namespace) -> int:
         from .resume import run_resumable
 
         try:
-            result = run_resumable(run_settings, args.resume, device=args.device)
+            with progress.line(f"replay {preset.name}") as tick:
+                result = run_resumable(run_settings, args.resume, device=args.device, progress=tick)
         except SettingsError as err:
             raise CliError(settings_error_line(err, {"resume": "--resume"})) from None
         _report(args, preset, result, out_dir)
         return 0
     with cli.joined(options) as role:
         check_device(args.device)
-        result = presets.run_preset(run_settings, device=args.device, shard=False if args.no_shard else None)
+        with progress.line(f"replay {preset.name}") as tick:
+            result = presets.run_preset(run_settings, device=args.device, shard=False if args.no_shard else None,
+                                        progress=tick)
         if role.writer:
             _report(args, preset, result, out_dir)
     return 0

@@ -22,7 +22,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from . import cli, distributed
+from . import cli, distributed, progress
 from .replay_cli import check_out_dir
 from .settings import SettingsError
 
@@ -110,7 +110,8 @@ def run(args: argparse.Namespace) -> int:
     out_dir = check_out_dir(args.out)
     with cli.joined(options) as role:
         cli.check_device(args.device)
-        result = run_sweep(spec, device=args.device, shard=False if args.no_shard else None)
+        with progress.line("sweep") as tick:
+            result = run_sweep(spec, device=args.device, shard=False if args.no_shard else None, progress=tick)
         if not role.writer:
             return 0
         doc = document(spec, result, role.processes)

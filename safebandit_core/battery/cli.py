@@ -13,6 +13,7 @@ import os
 
 from .. import cli, distributed, families, sweep
 from ..dose.policies import NAMES
+from ..progress import run_model
 from ..settings import SettingsError
 from . import family
 from .embed import HASH_EMBEDDER, SENTENCE_EMBEDDER, EmbedderUnavailable
@@ -92,7 +93,7 @@ def run_command(args: argparse.Namespace) -> int:
         except (BatteryDataError, EmbedderUnavailable, ValueError) as err:
             raise cli.CliError(f"error: {err}") from None
         mesh = sweep.device_mesh(device) if role.multi else None
-        result = families.run(run.settings, device, mesh=mesh)
+        result = run_model(families.of(run.settings), run.settings, device, mesh=mesh)
         if not role.writer:
             return 0
         row = family.summary_row(run, result)

@@ -9,6 +9,7 @@ import argparse
 
 from .. import cli, families
 from ..cli import CliError, check_device, check_out_path, emit, settings_error_line, write_frame
+from ..progress import run_model
 from ..settings import SettingsError
 from .instances import describe_instance, make_instance
 from .settings import POLICIES, PROBLEMS, ConservativeSettings
@@ -58,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(settings_error_line(err, FLAGS)) from None
     check_device(args.device)
     try:
-        result = families.run(settings, device=args.device)
+        result = run_model(families.of(settings), settings, device=args.device)
     except SettingsError as err:
         raise CliError(settings_error_line(err, FLAGS)) from None
     inst = make_instance(settings)

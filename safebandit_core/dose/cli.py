@@ -7,6 +7,7 @@ import time
 from typing import Any
 
 from .. import cli, families
+from ..progress import run_model
 from ..settings import SettingsError
 from .curves import KINDS
 from .family import FAMILY
@@ -88,7 +89,7 @@ def run_command(args: argparse.Namespace) -> int:
     except SettingsError as err:
         raise cli.CliError(cli.settings_error_line(err, _FLAGS)) from None
     start = time.perf_counter()
-    result = families.run(s, args.device)
+    result = run_model(families.of(s), s, args.device)
     seconds = time.perf_counter() - start
     rows = cli.run_rows(result, seconds, ("d", "tau", "delta", "delta_prime", "kappa_r", "kappa_c", "g"))
     if out_path is not None:

@@ -7,6 +7,7 @@ import dataclasses
 
 from .. import cli
 from .. import model as M
+from ..progress import run_model
 from ..settings import SettingsError
 from . import cli as dose_cli
 from .nonlinear.classes import KINDS as CLASS_KINDS
@@ -43,7 +44,7 @@ def run_command(args: argparse.Namespace) -> int:
     out_path = cli.check_out_path(args.out)
     used = cli.check_device(args.device)
     try:
-        result = M.run(FAMILY, s, args.device)
+        result = run_model(FAMILY, s, args.device)
     except SettingsError as err:  # the memory check before the run
         raise cli.CliError(cli.settings_error_line(err, _FLAGS)) from None
     rows = []

@@ -16,6 +16,7 @@ from .. import cli
 from .. import model as M
 from ..dose.curves import KINDS
 from ..dose.policies import NAMES
+from ..progress import run_model
 from ..settings import SettingsError
 from . import family
 from .fit import CONTEXTS
@@ -120,7 +121,7 @@ def run_command(args: argparse.Namespace) -> int:
     except SettingsError as err:
         raise cli.CliError(cli.settings_error_line(err, _FLAGS)) from None
     start = time.perf_counter()
-    result = M.run(run.family, run.settings, args.device)
+    result = run_model(run.family, run.settings, args.device)
     seconds = time.perf_counter() - start
     report = run.report()
     rows = [{**row, **{k: report[k] for k in FIT_FIELDS}}

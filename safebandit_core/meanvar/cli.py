@@ -14,6 +14,7 @@ from typing import Any
 from .. import cli, families
 from .. import device as _device
 from ..cli import CliError, check_device, check_out_path, emit, settings_error_line, write_frame
+from ..progress import run_model
 from ..settings import SettingsError
 from .policies import NAMES
 from .settings import MVSettings, assumption_ok, assumption_text
@@ -57,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
     device_label = check_device(args.device)
 
     start = time.perf_counter()
-    result_run = families.run(settings, device=args.device)
+    result_run = run_model(families.of(settings), settings, device=args.device)
     seconds = time.perf_counter() - start
 
     ok = assumption_ok(settings.alpha, settings.mu0, settings.rho)
