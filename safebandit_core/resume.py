@@ -185,10 +185,23 @@ def run_resumable(run: presets.PresetRun, directory: str | Path, device: str | N
                               seconds=time.perf_counter() - start, records=records, resumed=resumed)
 
 
+def load(run: presets.PresetRun, directory: str | Path) -> StoredPresetResult | None:
+    """The finished run kept in ``directory`` without running anything; None unless every cell finished there."""
+    directory = Path(directory)
+    specs = run.specs()
+    records = [load_cell(directory, c) for c in range(presets.get(run.preset).n_cells)]
+    if not (directory / RUN_FILE).exists() or any(r is None for r in records):
+        return None
+    _pin(run, directory)
+    return StoredPresetResult(run=run, preset=presets.get(run.preset), sweeps=[], specs=specs,
+                              seconds=sum(r.seconds for r in records), records=records, resumed=len(records))
+
+
 def finished_cells(run: presets.PresetRun, directory: str | Path) -> int:
     """How many of the preset's cells ``directory`` holds finished (0 for a missing folder)."""
     directory = Path(directory)
     return sum((_stem(directory, c).with_suffix(".json")).exists() for c in range(presets.get(run.preset).n_cells))
 
 
-__all__ = ["CURVE_GRIDS", "CellRecord", "StoredPresetResult", "finished_cells", "load_cell", "run_resumable"]
+__all__ = ["CURVE_GRIDS", "CellRecord", "StoredPresetResult", "finished_cells", "load", "load_cell",
+           "run_resumable"]

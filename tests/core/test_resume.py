@@ -28,6 +28,7 @@ def test_interrupted_run_resumes_and_equals_an_uninterrupted_one(tmp_path: Path,
     with pytest.raises(Interrupt):
         resume.run_resumable(RUN, tmp_path / "a", progress=stop_at_second_cell)
     assert resume.finished_cells(RUN, tmp_path / "a") == 1
+    assert resume.load(RUN, tmp_path / "a") is None  # unfinished: nothing to show yet
 
     seen: list[str] = []
     resumed = resume.run_resumable(RUN, tmp_path / "a", progress=lambda f, text: seen.append(text))
@@ -36,6 +37,9 @@ def test_interrupted_run_resumes_and_equals_an_uninterrupted_one(tmp_path: Path,
     assert any(t.startswith("Cell 2 of 8: Round") for t in seen)
     assert resume.finished_cells(RUN, tmp_path / "a") == 8
 
+    loaded = resume.load(RUN, tmp_path / "a")
+    assert loaded is not None
+    pd.testing.assert_frame_equal(loaded.summary(), resumed.summary())
     whole = resume.run_resumable(RUN, tmp_path / "b")
     assert whole.resumed == 0
     pd.testing.assert_frame_equal(resumed.summary(), whole.summary())

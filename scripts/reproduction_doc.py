@@ -1,0 +1,111 @@
+"""Write the per-preset part of docs/reproduction.md from a folder of paper-size runs.
+
+Usage: ``python scripts/reproduction_doc.py RUNS > part.md``, where ``RUNS/<preset>/cells`` is the
+``--resume`` folder of ``replay --preset <preset> --full`` and ``RUNS/<preset>/log.txt`` its log
+(lines ``... end <preset> rc=0 wall_s=N``). A preset whose cells have all finished gets its claims
+(the paper's statement and number, ours, the verdict and why), the paper's numbers beside ours, every
+cell's numbers with 95 % intervals, its runtime and device; the others say how far they got and the
+command that continues them. Nothing is run: finished cells are only read.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+from safebandit_core import presets, resume
+
+
+def command(name: str) -> str:
+    """The command that runs (or continues) a preset at paper size and writes its report."""
+    return (f"python -m safebandit_core replay --preset {name} --full --resume repro-runs/{name}/cells "
+            f"--report {name}.html")
+
+
+def cell(text: object) -> str:
+    """A value for a Markdown table cell."""
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def markdown_table(frame: pd.DataFrame) -> list[str]:
+    """A frame as Markdown table lines."""
+    lines = ["| " + " | ".join(cell(c) for c in frame.columns) + " |", "|" + "---|" * len(frame.columns)]
+    lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in frame.itertuples(index=False)]
+    return lines
+
+
+def interval(value: float, lo: float, hi: float, scale: float = 1.0, unit: str = "") -> str:
+    """``value [lo, hi]`` with three significant digits."""
+    return f"{value * scale:,.3g}{unit} [{lo * scale:,.3g}, {hi * scale:,.3g}]"
+
+
+def cells_table(result: presets.PresetResult) -> pd.DataFrame:
+    """Every cell and policy: the final regret, N₀ or the violation rate with 95 % intervals, and the min slack."""
+    per_cell = result.cell_summary()
+    out = pd.DataFrame({"setting": per_cell["name"], "policy": per_cell["label"]})
+    out["regret at T [95 %]"] = [interval(r.regret_mean, r.regret_lo, r.regret_hi) for r in per_cell.itertuples()]
+    if "violation_rate" in per_cell:
+        out["violation rate [95 %]"] = [interval(r.violation_rate, r.violation_rate_lo, r.violation_rate_hi, 100, " %")
+                                        for r in per_cell.itertuples()]
+    if "default_pulls" in per_cell:
+        out["N₀(T) [95 %]"] = [interval(r.default_pulls, r.default_pulls_lo, r.default_pulls_hi)
+                               for r in per_cell.itertuples()]
+        out["min slack"] = [f"{v:.3g}" for v in per_cell["min_slack"]]
+    return out
+
+
+def wall_seconds(log: Path) -> int | None:
+    """The wall time of the last successful run in a preset's log."""
+    if not log.exists():
+        return None
+    found = re.findall(r"rc=0 wall_s=(\d+)", log.read_text())
+    return int(found[-1]) if found else None
+
+
+def section(runs: Path, name: str) -> list[str]:
+    """The Markdown section of one preset."""
+    p = presets.get(name)
+    run = presets.PresetRun.full(name)
+    folder = runs / name / "cells"
+    size = (f"{p.n_cells} setting{'s' if p.n_cells > 1 else ''} × {len(p.sweeps[0].policies)} policies × "
+            f"{run.seeds} runs × T = {run.T:,}")
+    lines = [f"### {p.paper}, {p.artefact}: {p.title}", "", f"`{name}`: {size}.", ""]
+    result = resume.load(run, folder) if folder.exists() else None
+    if result is None:
+        done = resume.finished_cells(run, folder)
+        lines += [f"**Paper-size run in progress** ({done} of {p.n_cells} settings finished; resumable with: "
+                  f"`{command(name)}`). Its reduced-size verdicts are on the *Paper presets* page and in "
+                  f"`replay --preset {name}`.", ""]
+        return lines
+    wall = wall_seconds(runs / name / "log.txt")
+    lines += [f"Ran on {result.device} in {result.precision}: {result.compute_seconds:,.0f} s of computation"
+              + (f" ({wall:,} s wall, one core at the lowest priority beside other work)" if wall else "") + ".",
+              "", f"Re-create it (and its self-contained HTML report with the figures): `{command(name)}`", ""]
+    claims = presets.claim_table(result)[["claim", "statement", "paper", "ours", "verdict", "why"]]
+    claims.columns = ["claim", "what the paper claims", "the paper's statement or number", "ours at paper size",
+                      "verdict", "why"]
+    lines += markdown_table(claims) + [""]
+    paper = presets.paper_table(result.summary())
+    if len(paper):
+        lines += ["The paper's numbers beside ours:", ""] + markdown_table(paper) + [""]
+    lines += ["<details><summary>Every setting, with 95 % intervals over runs</summary>", ""]
+    lines += markdown_table(cells_table(result)) + ["", "</details>", ""]
+    return lines
+
+
+def main(argv: list[str]) -> int:
+    """Print the sections of every preset, in the order of ``replay --list``."""
+    if len(argv) != 1:
+        print(__doc__, file=sys.stderr)
+        return 2
+    runs = Path(argv[0])
+    for name in presets.NAMES:
+        print("\n".join(section(runs, name)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
