@@ -1,11 +1,13 @@
 """Write the per-preset part of docs/reproduction.md from a folder of paper-size runs.
 
-Usage: ``python scripts/reproduction_doc.py RUNS > part.md``, where ``RUNS/<preset>/cells`` is the
+Usage: ``python scripts/reproduction_doc.py RUNS [PNG_DIR] > part.md``, where ``RUNS/<preset>/cells`` is the
 ``--resume`` folder of ``replay --preset <preset> --full`` and ``RUNS/<preset>/log.txt`` its log
 (lines ``... end <preset> rc=0 wall_s=N``). A preset whose cells have all finished gets its claims
 (the paper's statement and number, ours, the verdict and why), the paper's numbers beside ours, every
 cell's numbers with 95 % intervals, its runtime and device; the others say how far they got and the
-command that continues them. Nothing is run: finished cells are only read.
+command that continues them. Nothing is run: finished cells are only read. With ``PNG_DIR``, the
+first figure of each ``RUNS/<preset>/report.html`` (``replay --report``) is also saved there as a PNG
+(drawn by headless Chromium through playwright, the browser tests' tools) and shown in its section.
 """
 
 from __future__ import annotations
@@ -65,7 +67,23 @@ def wall_seconds(log: Path) -> int | None:
     return int(found[-1]) if found else None
 
 
-def section(runs: Path, name: str) -> list[str]:
+def save_png(report: Path, target: Path) -> bool:
+    """Screenshot the first figure of a report (the grid's overview for a grid preset); False if none was drawn."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(headless=True, executable_path="/usr/bin/chromium", args=["--no-sandbox"])
+        page = browser.new_page(viewport={"width": 1000, "height": 800})
+        page.goto(report.resolve().as_uri())
+        page.wait_for_selector(".js-plotly-plot .main-svg", timeout=30_000)
+        overview = page.locator("[id^='grid_regret'] .js-plotly-plot")
+        figure = overview.first if overview.count() else page.locator(".js-plotly-plot").first
+        figure.screenshot(path=str(target))
+        browser.close()
+    return target.exists()
+
+
+def section(runs: Path, name: str, png_dir: Path | None = None) -> list[str]:
     """The Markdown section of one preset."""
     p = presets.get(name)
     run = presets.PresetRun.full(name)
@@ -84,6 +102,9 @@ def section(runs: Path, name: str) -> list[str]:
     lines += [f"Ran on {result.device} in {result.precision}: {result.compute_seconds:,.0f} s of computation"
               + (f" ({wall:,} s wall, one core at the lowest priority beside other work)" if wall else "") + ".",
               "", f"Re-create it (and its self-contained HTML report with the figures): `{command(name)}`", ""]
+    report = runs / name / "report.html"
+    if png_dir is not None and report.exists() and save_png(report, png_dir / f"{name}.png"):
+        lines += [f"![{p.artefact} at paper size]({png_dir.name}/{name}.png)", ""]
     claims = presets.claim_table(result)[["claim", "statement", "paper", "ours", "verdict", "why"]]
     claims.columns = ["claim", "what the paper claims", "the paper's statement or number", "ours at paper size",
                       "verdict", "why"]
@@ -98,12 +119,15 @@ def section(runs: Path, name: str) -> list[str]:
 
 def main(argv: list[str]) -> int:
     """Print the sections of every preset, in the order of ``replay --list``."""
-    if len(argv) != 1:
+    if len(argv) not in (1, 2):
         print(__doc__, file=sys.stderr)
         return 2
     runs = Path(argv[0])
+    png_dir = Path(argv[1]) if len(argv) == 2 else None
+    if png_dir is not None:
+        png_dir.mkdir(parents=True, exist_ok=True)
     for name in presets.NAMES:
-        print("\n".join(section(runs, name)))
+        print("\n".join(section(runs, name, png_dir)))
     return 0
 
 
