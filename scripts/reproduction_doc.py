@@ -8,6 +8,7 @@ cell's numbers with 95 % intervals, its runtime and device; the others say how f
 command that continues them. Nothing is run: finished cells are only read. With ``PNG_DIR``, the
 first figure of each ``RUNS/<preset>/report.html`` (``replay --report``) is also saved there as a PNG
 (drawn by headless Chromium through playwright, the browser tests' tools) and shown in its section.
+The output starts with an overview table, one row per preset.
 """
 
 from __future__ import annotations
@@ -117,6 +118,26 @@ def section(runs: Path, name: str, png_dir: Path | None = None) -> list[str]:
     return lines
 
 
+def overview(runs: Path) -> list[str]:
+    """One row per preset: its artefact, size, each claim's verdict at paper size (or how far the run got) and time."""
+    rows = []
+    for name in presets.NAMES:
+        p, run = presets.get(name), presets.PresetRun.full(name)
+        folder = runs / name / "cells"
+        result = resume.load(run, folder) if folder.exists() else None
+        if result is None:
+            verdicts = (f"in progress: {resume.finished_cells(run, folder)} of {p.n_cells} settings finished"
+                        if folder.exists() else "queued: the runs go one preset at a time")
+            seconds = ""
+        else:
+            verdicts = "; ".join(f"{c.claim} {c.verdict}" for c in presets.claim_table(result).itertuples())
+            seconds = f"{result.compute_seconds:,.0f}"
+        rows.append({"preset": f"`{name}`", "artefact": f"{p.paper.split(' (')[0]}, {p.artefact}",
+                     "size": f"{p.n_cells} × {run.seeds} runs × T = {run.T:,}", "verdicts at paper size": verdicts,
+                     "seconds": seconds})
+    return markdown_table(pd.DataFrame(rows)) + [""]
+
+
 def main(argv: list[str]) -> int:
     """Print the sections of every preset, in the order of ``replay --list``."""
     if len(argv) not in (1, 2):
@@ -126,6 +147,7 @@ def main(argv: list[str]) -> int:
     png_dir = Path(argv[1]) if len(argv) == 2 else None
     if png_dir is not None:
         png_dir.mkdir(parents=True, exist_ok=True)
+    print("\n".join(overview(runs)))
     for name in presets.NAMES:
         print("\n".join(section(runs, name, png_dir)))
     return 0
