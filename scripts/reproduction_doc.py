@@ -100,6 +100,8 @@ def section(runs: Path, name: str, png_dir: Path | None = None) -> list[str]:
                   f"`replay --preset {name}`.", ""]
         return lines
     wall = wall_seconds(runs / name / "log.txt")
+    if wall is not None and wall < result.compute_seconds:  # the last run only reloaded finished settings
+        wall = None
     lines += [f"Ran on {result.device} in {result.precision}: {result.compute_seconds:,.0f} s of computation"
               + (f" ({wall:,} s wall, one core at the lowest priority beside other work)" if wall else "") + ".",
               "", f"Re-create it (and its self-contained HTML report with the figures): `{command(name)}`", ""]
