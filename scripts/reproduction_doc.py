@@ -8,7 +8,8 @@ cell's numbers with 95 % intervals, its runtime and device; the others say how f
 command that continues them. Nothing is run: finished cells are only read. With ``PNG_DIR``, the
 first figure of each ``RUNS/<preset>/report.html`` (``replay --report``) is also saved there as a PNG
 (drawn by headless Chromium through playwright, the browser tests' tools) and shown in its section.
-The output starts with an overview table, one row per preset.
+The output starts with an overview table, one row per preset. A folder ``RUNS/<preset>-T<T>`` (the paper's
+seeds at another horizon) gets a section after the presets.
 """
 
 from __future__ import annotations
@@ -19,12 +20,19 @@ from pathlib import Path
 
 import pandas as pd
 
-from safebandit_core import presets, resume
+from safebandit_core import presets, resume, sweep
 
 
-def command(name: str) -> str:
-    """The command that runs (or continues) a preset at paper size and writes its report."""
-    return (f"python -m safebandit_core replay --preset {name} --full --resume repro-runs/{name}/cells "
+def folder_name(run: presets.PresetRun) -> str:
+    """A run's folder under RUNS: the preset's name at paper size, ``<preset>-T<T>`` at another horizon."""
+    return run.preset if run == presets.PresetRun.full(run.preset) else f"{run.preset}-T{run.T}"
+
+
+def command(run: presets.PresetRun) -> str:
+    """The command that runs (or continues) a run and writes its report."""
+    name = folder_name(run)
+    size = "--full" if name == run.preset else f"--seeds {run.seeds} --T {run.T}"
+    return (f"python -m safebandit_core replay --preset {run.preset} {size} --resume repro-runs/{name}/cells "
             f"--report {name}.html")
 
 
@@ -40,14 +48,19 @@ def markdown_table(frame: pd.DataFrame) -> list[str]:
     return lines
 
 
+def number(v: float) -> str:
+    """Whole numbers from 1,000 up, three significant digits below."""
+    return f"{v:,.0f}" if abs(v) >= 1000 else f"{v:.3g}"
+
+
 def interval(value: float, lo: float, hi: float, scale: float = 1.0, unit: str = "") -> str:
-    """``value [lo, hi]`` with three significant digits."""
-    return f"{value * scale:,.3g}{unit} [{lo * scale:,.3g}, {hi * scale:,.3g}]"
+    """``value [lo, hi]``, scaled (100 for percent) and with a unit."""
+    return f"{number(value * scale)}{unit} [{number(lo * scale)}, {number(hi * scale)}]"
 
 
-def cells_table(result: presets.PresetResult) -> pd.DataFrame:
-    """Every cell and policy: the final regret, N₀ or the violation rate with 95 % intervals, and the min slack."""
-    per_cell = result.cell_summary()
+def cells_table(per_cell: pd.DataFrame) -> pd.DataFrame:
+    """Every cell and policy of a cell summary (with ``name``): the final regret, N₀ or the violation rate with
+    95 % intervals, and the min slack."""
     out = pd.DataFrame({"setting": per_cell["name"], "policy": per_cell["label"]})
     out["regret at T [95 %]"] = [interval(r.regret_mean, r.regret_lo, r.regret_hi) for r in per_cell.itertuples()]
     if "violation_rate" in per_cell:
@@ -58,6 +71,23 @@ def cells_table(result: presets.PresetResult) -> pd.DataFrame:
                                for r in per_cell.itertuples()]
         out["min slack"] = [f"{v:.3g}" for v in per_cell["min_slack"]]
     return out
+
+
+def finished_so_far(run: presets.PresetRun, folder: Path) -> pd.DataFrame:
+    """The settings of an unfinished run that have finished, as :func:`cells_table` rows (empty if none)."""
+    specs = run.specs()
+    index = [(k, i) for k, spec in enumerate(specs) for i in range(len(spec.cells()))]
+    parts = []
+    for c, (k, i) in enumerate(index):
+        record = resume.load_cell(folder, c)
+        if record is None:
+            continue
+        spec = specs[k]
+        settings = spec.family.resolved(spec.cell_settings(i))
+        part = sweep.summarise_seeds(record.per_seed.assign(cell=0), [spec.cells()[i]], spec.base)
+        part["name"] = presets.cell_name({f: getattr(settings, f) for f in presets.get(run.preset).cell_fields})
+        parts.append(part)
+    return cells_table(pd.concat(parts, ignore_index=True)) if parts else pd.DataFrame()
 
 
 def wall_seconds(log: Path) -> int | None:
@@ -84,39 +114,44 @@ def save_png(report: Path, target: Path) -> bool:
     return target.exists()
 
 
-def section(runs: Path, name: str, png_dir: Path | None = None) -> list[str]:
-    """The Markdown section of one preset."""
-    p = presets.get(name)
-    run = presets.PresetRun.full(name)
+def section(runs: Path, run: presets.PresetRun, png_dir: Path | None = None) -> list[str]:
+    """The Markdown section of one run (a preset at paper size, or at the horizon of ``run``)."""
+    p = presets.get(run.preset)
+    name = folder_name(run)
     folder = runs / name / "cells"
     size = (f"{p.n_cells} setting{'s' if p.n_cells > 1 else ''} × {len(p.sweeps[0].policies)} policies × "
             f"{run.seeds} runs × T = {run.T:,}")
-    lines = [f"### {p.paper}, {p.artefact}: {p.title}", "", f"`{name}`: {size}.", ""]
+    beyond = "" if name == run.preset else f", at T = {run.T:,} (beyond the paper's size)"
+    lines = [f"### {p.paper}, {p.artefact}{beyond}: {p.title}", "", f"`{run.preset}`: {size}.", ""]
     result = resume.load(run, folder) if folder.exists() else None
     if result is None:
         done = resume.finished_cells(run, folder)
         lines += [f"**Paper-size run in progress** ({done} of {p.n_cells} settings finished; resumable with: "
-                  f"`{command(name)}`). Its reduced-size verdicts are on the *Paper presets* page and in "
-                  f"`replay --preset {name}`.", ""]
+                  f"`{command(run)}`). Its reduced-size verdicts are on the *Paper presets* page and in "
+                  f"`replay --preset {run.preset}`.", ""]
+        so_far = finished_so_far(run, folder) if folder.exists() else pd.DataFrame()
+        if len(so_far):
+            lines += ["The settings finished so far (the claims are checked once all have):", ""]
+            lines += markdown_table(so_far) + [""]
         return lines
     wall = wall_seconds(runs / name / "log.txt")
     if wall is not None and wall < result.compute_seconds:  # the last run only reloaded finished settings
         wall = None
     lines += [f"Ran on {result.device} in {result.precision}: {result.compute_seconds:,.0f} s of computation"
               + (f" ({wall:,} s wall, one core at the lowest priority beside other work)" if wall else "") + ".",
-              "", f"Re-create it (and its self-contained HTML report with the figures): `{command(name)}`", ""]
+              "", f"Re-create it (and its self-contained HTML report with the figures): `{command(run)}`", ""]
     report = runs / name / "report.html"
     if png_dir is not None and report.exists() and save_png(report, png_dir / f"{name}.png"):
-        lines += [f"![{p.artefact} at paper size]({png_dir.name}/{name}.png)", ""]
+        lines += [f"![{p.artefact}{beyond or ' at paper size'}]({png_dir.name}/{name}.png)", ""]
     claims = presets.claim_table(result)[["claim", "statement", "paper", "ours", "verdict", "why"]]
-    claims.columns = ["claim", "what the paper claims", "the paper's statement or number", "ours at paper size",
+    claims.columns = ["claim", "what the paper claims", "the paper's statement or number", "ours",
                       "verdict", "why"]
     lines += markdown_table(claims) + [""]
     paper = presets.paper_table(result.summary())
     if len(paper):
         lines += ["The paper's numbers beside ours:", ""] + markdown_table(paper) + [""]
     lines += ["<details><summary>Every setting, with 95 % intervals over runs</summary>", ""]
-    lines += markdown_table(cells_table(result)) + ["", "</details>", ""]
+    lines += markdown_table(cells_table(result.cell_summary())) + ["", "</details>", ""]
     return lines
 
 
@@ -151,7 +186,12 @@ def main(argv: list[str]) -> int:
         png_dir.mkdir(parents=True, exist_ok=True)
     print("\n".join(overview(runs)))
     for name in presets.NAMES:
-        print("\n".join(section(runs, name, png_dir)))
+        print("\n".join(section(runs, presets.PresetRun.full(name), png_dir)))
+    for folder in sorted(runs.glob("*-T*/cells")):
+        name, T = folder.parent.name.rsplit("-T", 1)
+        if name in presets.PRESETS and T.isdigit():
+            run = presets.PresetRun(name, seeds=presets.get(name).full_seeds, T=int(T))
+            print("\n".join(section(runs, run, png_dir)))
     return 0
 
 
