@@ -300,21 +300,27 @@ def _failure(err: BaseException, where: str) -> tuple[int, str]:
     return 1, f"error: {where}: {type(err).__name__}: {first}"
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The full parser with every registered subcommand."""
-    parser = _Parser(prog="python -m safebandit_core", description="Safe bandit simulations from the command line.")
+PROG = "python -m safebandit_core"
+
+
+def build_parser(prog: str = PROG, extra: Sequence[Any] = ()) -> argparse.ArgumentParser:
+    """The full parser with every registered subcommand, then the front end's ``extra`` command modules.
+
+    A command module has ``NAME`` (only the extra ones), ``HELP``, ``add_arguments(parser)`` and ``run(args)``.
+    """
+    parser = _Parser(prog=prog, description="Safe bandit simulations from the command line.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    for name, modname in COMMANDS.items():
-        mod = importlib.import_module(modname)
+    named = [(name, importlib.import_module(modname)) for name, modname in COMMANDS.items()]
+    for name, mod in [*named, *((m.NAME, m) for m in extra)]:
         p = sub.add_parser(name, help=mod.HELP, description=mod.HELP)
         mod.add_arguments(p)
         p.set_defaults(_module=mod)
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, prog: str = PROG, extra: Sequence[Any] = ()) -> int:
     """Parse, validate and run one command; returns the exit code."""
-    args = build_parser().parse_args(argv)
+    args = build_parser(prog, extra).parse_args(argv)
     try:
         return int(args._module.run(args) or 0)
     except CliError as err:

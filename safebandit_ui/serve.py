@@ -10,10 +10,10 @@ The options are Streamlit's; nothing else is read from the command line.
 
 from __future__ import annotations
 
+import os
 import sys
-from pathlib import Path
 
-APP = Path(__file__).resolve().parents[1] / "app.py"
+from .approot import app_root
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -26,7 +26,9 @@ def main(argv: list[str] | None = None) -> None:
     warmup.start()
     from streamlit.web import cli
 
-    sys.argv = ["streamlit", "run", str(APP), *(sys.argv[1:] if argv is None else argv)]
+    root = app_root()
+    os.chdir(root)  # Streamlit reads .streamlit/config.toml from the working directory
+    sys.argv = ["streamlit", "run", str(root / "app.py"), *(sys.argv[1:] if argv is None else argv)]
     cli.main()
 
 
