@@ -76,7 +76,7 @@ def controls(ctx: shell.RunContext) -> dict[str, Any]:
                                             format_func={"embedded": "Embedded RW26 (no download)",
                                                          "upload": "Upload a .mat file"}.get)}
     v["upload"] = None if v["source"] == "embedded" else st.file_uploader(
-        "NASA randomized-usage .mat file", type=["mat"], key="bat_upload",
+        "NASA randomized-usage .mat file", type=["mat"], key="bat_upload", max_upload_size=pagekit.upload_limit_mb(),
         help=f"For example RW9.mat from data set 1; at most {pagekit.upload_limit_mb()} MB.")
     dim = dataclasses.replace(CONTROLS["dim"], default=battery.DEFAULT_DIM if ctx.device.startswith("gpu") else CPU_DIM)
     v["dim"] = forms.integer({"dim": dim}, "dim", "The paper's: 2048 (the GPU default); CPU: 256 (O(d²) a round).")

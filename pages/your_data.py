@@ -77,7 +77,7 @@ def controls(ctx: shell.RunContext) -> dict[str, Any]:
                                             format_func={"example": "Built-in synthetic log", "upload": "My own"}.get)}
     if v["source"] == "upload":
         st.file_uploader("CSV (or .csv.gz) or Parquet log", type=["csv", "gz", "parquet", "zip"], key="yd_upload",
-                         max_upload_size=logged.MAX_FILE_BYTES // 2**20,
+                         max_upload_size=pagekit.upload_limit_mb(),
                          help="One row per treated case: contexts, the dose given, the benefit and the side effect.")
     v["T"] = integer("T", "Replay rounds; past the log's end the replay starts again from the top.")
     v["seeds"] = integer("seeds", "Independent noise streams over the same contexts.")

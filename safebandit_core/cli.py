@@ -20,7 +20,8 @@ from typing import Any, NoReturn
 import pandas as pd
 
 from . import distributed
-from .settings import SettingsError
+from .settings import SettingsError, echo
+from .uploads import UploadError
 
 # command name -> module implementing it
 COMMANDS: dict[str, str] = {
@@ -56,7 +57,9 @@ def flag_of(field: str) -> str:
 def settings_error_line(err: SettingsError, flags: dict[str, str] | None = None) -> str:
     """One line naming the flag and its allowed range for a settings error."""
     flag = (flags or {}).get(err.field, flag_of(err.field))
-    shown = "" if err.value is None else f" (got {err.value!r})"
+    if isinstance(err, UploadError):  # one sentence naming the file and what is wrong with it
+        return f"error: {flag}: {err}"
+    shown = "" if err.value is None else f" (got {echo(err.value)})"
     return f"error: {flag} must be {err.allowed}{shown}"
 
 

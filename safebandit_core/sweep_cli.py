@@ -24,7 +24,7 @@ from typing import Any
 
 from . import cli, distributed
 from .replay_cli import check_out_dir
-from .settings import SettingsError
+from .settings import SettingsError, echo
 
 HELP = "Run a sweep settings file (a grid over two settings of any model) on one machine or several."
 
@@ -51,11 +51,12 @@ def load_spec(path: str) -> Any:
     except SettingsError as err:
         raise cli.CliError(f"error: --settings {path}: {err.allowed}") from None
     if data.get("kind") != "sweep":
-        raise cli.CliError(f"error: --settings must be a sweep settings file (kind 'sweep'; got {data.get('kind')!r})")
+        raise cli.CliError("error: --settings must be a sweep settings file "
+                           f"(kind 'sweep'; got {echo(data.get('kind'))})")
     try:
         return SweepSpec.from_dict(data)
     except SettingsError as err:
-        shown = "" if err.value is None else f" (got {err.value!r})"
+        shown = "" if err.value is None else f" (got {echo(err.value)})"
         raise cli.CliError(f"error: --settings {path}: {err.field} must be {err.allowed}{shown}") from None
 
 

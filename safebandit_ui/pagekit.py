@@ -15,7 +15,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from safebandit_core import captions, sweep
+from safebandit_core import captions, sweep, uploads
 
 from . import forms, shell, store
 
@@ -115,8 +115,9 @@ def conservative_summary(policy: Iterable[str], summary: pd.DataFrame, regret: s
 
 
 def upload_limit_mb() -> int:
-    """The largest upload the server takes, in MB (``server.maxUploadSize``), which pages also check themselves."""
-    return int(st.get_option("server.maxUploadSize"))
+    """The largest upload a page takes, in MB (:data:`safebandit_core.uploads.MAX_UPLOAD_MB`: the uploaders'
+    ``max_upload_size=``, ``server.maxUploadSize`` and the command line's limit), which pages also check themselves."""
+    return uploads.MAX_UPLOAD_MB
 
 
 def upload_problem(file: Any) -> str | None:
@@ -125,10 +126,10 @@ def upload_problem(file: Any) -> str | None:
     The size comes from the upload's own record, so an oversized file is turned away without being read;
     the file's type is the uploader's ``type=`` filter (Streamlit refuses other extensions itself).
     """
-    limit = upload_limit_mb()
-    if file.size > limit * 2**20:
-        return (f"**{file.name}** is {file.size / 2**20:,.1f} MB; an upload may be at most {limit} MB here. "
-                "Larger files run with the command line instead.")
+    limit = upload_limit_mb() * uploads.MB
+    if file.size > limit:
+        return (f"**{file.name}** is {uploads.format_size(file.size)}; an upload may be at most "
+                f"{uploads.format_size(limit)} here. Larger files run with the command line instead.")
     if file.size == 0:
         return f"**{file.name}** is empty: upload the file again."
     return None
