@@ -14,7 +14,7 @@ A bundle (:func:`bundle`) holds
 Settings files carry a ``kind``: ``dose``, ``conservative`` and ``mv`` (one model's settings),
 ``preset`` (:class:`~safebandit_core.presets.PresetRun`), ``sweep``
 (:class:`~safebandit_core.sweep.SweepSpec`) or ``battery``
-(:class:`~safebandit_core.data.experiment.BatteryReplaySettings`). A file without one is recognised by
+(:class:`~safebandit_core.battery.settings.BatteryReplaySettings`). A file without one is recognised by
 its fields (one model's settings only).
 """
 
