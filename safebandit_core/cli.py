@@ -19,7 +19,7 @@ from typing import Any, NoReturn
 
 import pandas as pd
 
-from . import distributed
+from . import distributed, outputs
 from .settings import SettingsError
 
 # command name -> module implementing it
@@ -90,15 +90,8 @@ def _json_default(obj: Any) -> Any:
 
 
 def check_out_path(path: str | None, allowed: tuple[str, ...] = (".csv", ".parquet")) -> Path | None:
-    """Validate an ``--out`` path up front, so no run is lost to a bad file name."""
-    if path is None:
-        return None
-    p = Path(path)
-    if p.suffix.lower() not in allowed:
-        raise CliError(f"error: --out must end in {' or '.join(allowed)} (got {path!r})")
-    if not p.parent.exists():
-        raise CliError(f"error: --out folder {str(p.parent)!r} does not exist")
-    return p
+    """Check an ``--out`` file before running (see :func:`safebandit_core.outputs.check_file`)."""
+    return outputs.check_file(path, "--out", allowed)
 
 
 def check_device(wanted: str | None) -> str:
@@ -147,11 +140,11 @@ def grouped(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def write_frame(frame: pd.DataFrame, path: Path) -> None:
-    """Write a tidy frame as CSV or Parquet by the file's suffix."""
+    """Write a tidy frame as CSV or Parquet by the file's suffix, atomically (:func:`safebandit_core.outputs.write`)."""
     if path.suffix.lower() == ".parquet":
-        frame.to_parquet(path, index=False)
+        outputs.write(path, lambda fh: frame.to_parquet(fh, index=False), "--out")
     else:
-        frame.to_csv(path, index=False)
+        outputs.write(path, lambda fh: frame.to_csv(fh, index=False), "--out")
 
 
 COMMAND_OF_KIND: dict[str, str] = {"dose": "dose", "nonlinear": "nonlinear", "conservative": "conservative",
@@ -290,6 +283,8 @@ def _failure(err: BaseException, where: str) -> tuple[int, str]:
     """The exit code and one line for an error that ends a process of a multi-process run."""
     if isinstance(err, CliError):
         return 2, str(err)
+    if isinstance(err, outputs.OutputError):
+        return err.code, str(err)
     if isinstance(err, SettingsError):
         return 2, settings_error_line(err)
     if isinstance(err, SystemExit):
@@ -320,6 +315,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CliError as err:
         print(str(err), file=sys.stderr)
         return 2
+    except outputs.OutputError as err:
+        print(str(err), file=sys.stderr)
+        return err.code
     except SettingsError as err:
         print(settings_error_line(err), file=sys.stderr)
         return 2

@@ -22,7 +22,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from . import cli, distributed
+from . import cli, outputs
 from .replay_cli import check_out_dir
 from .settings import SettingsError
 
@@ -41,13 +41,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def load_spec(path: str) -> Any:
     """The validated :class:`~safebandit_core.sweep.SweepSpec` of a settings file; one line naming it otherwise."""
-    from .export import parse_json
+    from .export import MAX_SETTINGS_BYTES, parse_json
     from .sweep import SweepSpec
 
     try:
-        data = parse_json(Path(path).read_bytes())
-    except OSError as err:
-        raise cli.CliError(f"error: --settings cannot read {path!r} ({err.strerror})") from None
+        data = parse_json(outputs.read_capped(path, "--settings", MAX_SETTINGS_BYTES))
     except SettingsError as err:
         raise cli.CliError(f"error: --settings {path}: {err.allowed}") from None
     if data.get("kind") != "sweep":
@@ -80,7 +78,7 @@ def write_files(out_dir: Path, spec: Any, result: Any, doc: dict[str, Any]) -> l
     from . import export
     from .sweep import cell_summary, round_frame, seed_frame
 
-    out_dir.mkdir(exist_ok=True)
+    outputs.make_folder(out_dir, "--out")
     name = stem(spec)
     frames = {f"cell{i}": round_frame(result, i) for i in range(len(result.cells))}
     if sum(len(f) for f in frames.values()) > export.MAX_BUNDLE_ROWS:
@@ -93,7 +91,7 @@ def write_files(out_dir: Path, spec: Any, result: Any, doc: dict[str, Any]) -> l
     doc = {**doc, "files": [str(f) for f in files]}
     for path, data in zip(files, (json.dumps(doc, default=_plain, indent=1).encode(), table.getvalue(), zipped),
                           strict=True):
-        distributed.write_atomic(path, data)
+        outputs.write(path, data, "--out")
     return doc["files"]
 
 
