@@ -39,7 +39,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--precision", default="auto", help="auto, float64 or float32 (auto: the device's default)")
     parser.add_argument("--device", default=None, help="cpu, gpu or gpu:N (default: a GPU when present)")
     parser.add_argument("--no-shard", action="store_true", help="keep the run on one device even if several exist")
-    parser.add_argument("--json", action="store_true", help="print exactly one JSON document (a list of rows)")
+    parser.add_argument("--json", action="store_true",
+                        help="print one JSON object: preset, T, seeds, device, precision, seconds, rows, claims")
     parser.add_argument("--out", default=None, metavar="DIR", help="write the export bundle (zip) into DIR")
     cli.add_distributed_flags(parser)
 

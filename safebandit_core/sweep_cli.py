@@ -26,6 +26,8 @@ from . import cli, outputs
 from .replay_cli import check_out_dir
 from .settings import SettingsError
 
+BUNDLE_PAGE = "Sweeps"
+"""The app's page that takes a sweep bundle back (named in the bundle's README)."""
 HELP = "Run a sweep settings file (a grid over two settings of any model) on one machine or several."
 
 
@@ -83,7 +85,7 @@ def write_files(out_dir: Path, spec: Any, result: Any, doc: dict[str, Any]) -> l
     frames = {f"cell{i}": round_frame(result, i) for i in range(len(result.cells))}
     if sum(len(f) for f in frames.values()) > export.MAX_BUNDLE_ROWS:
         frames = {"per_seed": seed_frame(result)}
-    zipped = export.bundle(frames, cell_summary(result), spec.to_dict(), {}, page="Synthetic experiments",
+    zipped = export.bundle(frames, cell_summary(result), spec.to_dict(), {}, page=BUNDLE_PAGE,
                            device=result.device, precision=result.precision)
     table = io.BytesIO()
     seed_frame(result).to_parquet(table, index=False)
