@@ -14,9 +14,9 @@ from typing import Any
 
 import streamlit as st
 
-from safebandit_core import device, export, presets, sweep
+from safebandit_core import export, presets, sweep
 from safebandit_core.viz import replay as vr
-from safebandit_ui import downloads, forms, live, pagekit, shell, store
+from safebandit_ui import downloads, forms, live, pagekit, shell, store, tools
 from safebandit_ui.forms import Control
 
 NAME_KEY, FULL_KEY = "preset", "preset_full"
@@ -94,15 +94,6 @@ def controls(ctx: shell.RunContext) -> dict[str, Any]:
     if full:
         seeds, T = p.full_seeds, p.full_T
     return {"preset": name, "seeds": seeds, "T": T, "base_seed": ctx.base_seed, "precision": ctx.precision}
-
-
-def cli_line(run: presets.PresetRun, ctx: shell.RunContext) -> str:
-    """The command that runs the same preset from a terminal."""
-    p = presets.get(run.preset)
-    size = "--full" if (run.seeds, run.T) == (p.full_seeds, p.full_T) else f"--seeds {run.seeds} --T {run.T}"
-    seed = f" --base-seed {run.base_seed}" if run.base_seed else ""
-    precision = "" if run.precision == device.default_precision(ctx.device) else f" --precision {run.precision}"
-    return f"python -m safebandit_core replay --preset {run.preset} {size}{seed}{precision}"
 
 
 def compute(run: presets.PresetRun, dev: str, progress: Callable[[float, str], None]) -> dict[str, Any]:
@@ -204,7 +195,7 @@ def main() -> None:
     with st.expander("What the paper leaves open, and what we chose"):
         st.markdown("\n".join(f"- {line}" for line in p.choices))
     st.markdown("The same run from a terminal:")
-    st.code(cli_line(run, ctx), language="bash")
+    st.code(tools.preset_command(run, ctx.device), language="bash")
     key = store.key_of(run, ctx.device)
     st.button("Run this experiment", key="preset_run", type="primary", icon=":material/play_arrow:",
               on_click=request, args=(REQUEST_KEY, key))

@@ -21,7 +21,7 @@ from safebandit_core.dose.settings import MAX_D
 from safebandit_core.settings import SettingsError
 from safebandit_core.viz import battery as vb
 from safebandit_core.viz.common import by_label
-from safebandit_ui import downloads, forms, live, pagekit, shell
+from safebandit_ui import downloads, forms, live, pagekit, shell, tools
 from safebandit_ui.forms import Control
 
 CPU_DIM = 256
@@ -36,8 +36,6 @@ CONTROLS: dict[str, Control] = forms.with_defaults({
     "eps": Control("bat_eps", "ε (share of ε-Greedy's rounds at the safe dose)", 0.0, 1.0, 0.05),
     "lam": Control("bat_lam", "The learner's ridge λ", 0.001, 1000.0, 0.1),
 }, Settings(dim=CPU_DIM, base_seed=0))
-FLAGS = {"fit_lam": "--fit-lam", "delta": "--delta", "delta_prime": "--delta-prime", "lam": "--lam", "eps": "--eps",
-         "base_seed": "--base-seed"}
 CHARTS = {"regret": "Regret against the clairvoyant safe dose", "safe": "The estimated safe dose",
           "cost": "Realized cost against τ", "violations": "How often the realized cost passed τ"}
 RW26_NOTE = (
@@ -182,17 +180,6 @@ def words(slots: dict[str, Any], record: dict[str, Any]) -> None:
         slots[f"{name}_words"].markdown(text)
 
 
-def command(s: Settings, tau: float) -> str:
-    """The command line that reruns this τ's replay (the page runs its τ values as one grid: the same numbers)."""
-    default, name = Settings(dim=s.dim, base_seed=0), s.embedder.partition(":")[2]
-    flags: dict[str, Any] = {"--data": s.file if s.source != "embedded" else None, "--tau": tau, "--T": s.T,
-                             "--dim": s.dim, "--seeds": s.seeds}
-    flags.update({flag: getattr(s, f) for f, flag in FLAGS.items() if getattr(s, f) != getattr(default, f)})
-    flags.update({"--policy": s.policies[0] if len(s.policies) == 1 else None, "--model": name or None,
-                  "--embedder": "sentence" if name else None, "--precision": s.precision, "--json": True})
-    return pagekit.command_line("battery", flags)
-
-
 def replay_section(prepared: battery.BatteryRun, ctx: shell.RunContext, extra: str, figs: dict[str, Any]) -> None:
     """One shared grid run over the chosen τ (a tab each): charts, words, the command line; then the downloads."""
     s = prepared.settings
@@ -216,7 +203,7 @@ def replay_section(prepared: battery.BatteryRun, ctx: shell.RunContext, extra: s
         with box:
             st.markdown("**The same replay from the command line** (copy it; it prints one JSON summary" + (
                 "; it runs one policy or all three" if 1 < len(s.policies) < len(battery.POLICIES) else "") + "):")
-            st.code(command(s, s.taus[i]), language="bash")
+            st.code(tools.battery_command(s, s.taus[i]), language="bash")
     downloads.downloads(s, lambda: model.tidy(result), f"battery_{s.source}_d{s.dim}_T{s.T}_seed{s.base_seed}",
                         summary=model.summary(result), figures=lambda: figs, device=result.device,
                         precision=result.precision)

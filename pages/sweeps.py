@@ -18,7 +18,7 @@ import streamlit as st
 from safebandit_core import families, presets, settings, sweep
 from safebandit_core.settings import SettingsError
 from safebandit_core.viz import replay as vr
-from safebandit_ui import downloads, forms, live, pagekit, shell, store
+from safebandit_ui import downloads, forms, live, pagekit, shell, store, tools
 from safebandit_ui.forms import Control
 
 KIND_KEY, BASE_KEY = "sweep_kind", "sweep_base"
@@ -162,8 +162,7 @@ def show(spec: sweep.SweepSpec, run: Any, stored: bool, seconds: float) -> None:
     st.markdown("**On several machines.** Save the *Settings JSON* above (raise T or the seeds in it for the full "
                 "size), copy it to every machine, and run there, with N the number of machines, I = 0 … N − 1 each "
                 "machine's number and HOST:PORT the first machine's address:")
-    st.code(f"python -m safebandit_core sweep --settings {stem}.json --coordinator HOST:PORT --num-processes N "
-            "--process-id I", language="bash")
+    st.code(tools.sweep_command(f"{stem}.json"), language="bash")
 
 
 def main() -> None:

@@ -10,7 +10,7 @@ runs its contiguous block on its own devices (cells are independent and every se
 ``PRNGKey(base_seed + i)`` whatever the split, so nothing is exchanged while running), and
 :func:`allgather` joins every chunk's outputs in process order, the padding dropped: every
 process ends with the whole result, identical to a one-process run's. Only process 0
-(:func:`is_writer`) prints the results and writes files, each through :func:`write_atomic`.
+(:func:`is_writer`) prints the results and writes files, each through :func:`safebandit_core.outputs.write`.
 
 Faults: a process that cannot join within ``connect_timeout`` seconds stops with exit code 2 and
 one line naming the coordinator (:class:`JoinError`); a process that dies makes the others stop
@@ -29,7 +29,6 @@ import socket
 import sys
 import threading
 from collections.abc import Iterator, Mapping
-from pathlib import Path
 from typing import Any
 
 import jax
@@ -365,19 +364,3 @@ def plan(mesh: Any, cells: int | None, seeds: int) -> Plan | None:
     plat = "gpu" if mine[0].platform in ("gpu", "cuda", "rocm") else mine[0].platform
     return Plan(axis=axis, n=n, padded=padded, start=pos * per, stop=(pos + 1) * per, process=me,
                 processes=len(procs), devices=mine, device=f"{plat}:{mine[0].id}")
-
-
-def write_atomic(path: str | Path, data: bytes) -> Path:
-    """Write ``data`` to ``path`` complete or not at all: a temporary name in the same folder, then ``os.replace``."""
-    path = Path(path)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        with open(tmp, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
-    return path

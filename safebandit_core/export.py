@@ -61,18 +61,33 @@ def settings_dict(settings: Any) -> dict[str, Any]:
     return to_dict(settings)
 
 
+def rerun_command(settings: Mapping[str, Any]) -> str | None:
+    """The command line that runs a settings dict again (:func:`safebandit_core.cli.command_for`); None when the
+    settings do not load or no command takes their kind."""
+    from . import cli
+
+    try:
+        _, obj = load_settings(json.dumps(dict(settings), default=str))
+    except SettingsError:
+        return None
+    return cli.command_for(obj, SETTINGS_FILE)
+
+
 def _readme(frames: Mapping[str, pd.DataFrame], figures: Mapping[str, go.Figure], settings: Mapping[str, Any],
             page: str) -> str:
     kind = settings.get("kind", "?")
+    command = rerun_command(settings)
     lines = [
         "safebandit export bundle",
         "",
         f"settings.json   the settings of this run (kind: {kind}); upload it on the app's {page} page",
-        "                (under Restore a run), or run it again with",
-        "                python -m safebandit_core replay --settings settings.json,",
-        "                or pass it to safebandit_core.export.load_settings, to re-create the run",
-        "summary.csv     one row per policy, setting and metric (value, 95 % interval, the paper's value)",
+        "                (under Restore a run) or pass it to safebandit_core.export.load_settings to re-create",
+        "                the run" + (", or run it again with" if command else "")
+        + (" (in the folder holding settings.json)" if command and SETTINGS_FILE in command else ""),
     ]
+    if command:
+        lines.append(f"                {command}")
+    lines.append("summary.csv     one row per policy, setting and metric (value, 95 % interval, the paper's value)")
     lines += [f"rounds/{name}.parquet   per-round tidy frame" for name in frames]
     lines += [f"figures/{name}.html   interactive figure (needs figures/plotly.min.js beside it)" for name in figures]
     return "\n".join(lines) + "\n"

@@ -18,7 +18,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from . import cli, distributed
+from . import cli, outputs
 from .cli import CliError, check_device, emit, settings_error_line
 from .settings import SettingsError
 
@@ -39,21 +39,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--precision", default="auto", help="auto, float64 or float32 (auto: the device's default)")
     parser.add_argument("--device", default=None, help="cpu, gpu or gpu:N (default: a GPU when present)")
     parser.add_argument("--no-shard", action="store_true", help="keep the run on one device even if several exist")
-    parser.add_argument("--json", action="store_true", help="print exactly one JSON document (a list of rows)")
+    parser.add_argument("--json", action="store_true",
+                        help="print one JSON object: preset, T, seeds, device, precision, seconds, rows, claims")
     parser.add_argument("--out", default=None, metavar="DIR", help="write the export bundle (zip) into DIR")
     cli.add_distributed_flags(parser)
 
 
 def check_out_dir(path: str | None) -> Path | None:
-    """Check ``--out`` before running: an existing folder, or a new one whose parent exists."""
-    if path is None:
-        return None
-    p = Path(path)
-    if p.exists() and not p.is_dir():
-        raise CliError(f"error: --out must be a folder (got the file {path!r})")
-    if not p.exists() and not p.parent.is_dir():
-        raise CliError(f"error: --out folder's parent {str(p.parent)!r} does not exist")
-    return p
+    """Check ``--out`` before running: a writable folder, or a new one whose parent is a writable folder."""
+    return outputs.check_folder(path, "--out")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -93,8 +87,8 @@ def _report(args: argparse.Namespace, preset: Any, result: Any, out_dir: Path | 
     if out_dir is not None:
         from .export import preset_bundle
 
-        out_dir.mkdir(exist_ok=True)
-        target = distributed.write_atomic(out_dir / f"{preset.name}_T{T}_seeds{seeds}.zip", preset_bundle(result))
+        outputs.make_folder(out_dir, "--out")
+        target = outputs.write(out_dir / f"{preset.name}_T{T}_seeds{seeds}.zip", preset_bundle(result), "--out")
     claims = presets.claim_table(result).drop(columns=["T", "seeds"]).to_dict(orient="records")
     lines = [f"{preset.paper}, {preset.artefact}: {preset.title}",
              f"{seeds} seeds × T = {T:,} on {result.device} in {result.precision}: {result.seconds:.2f} s"]
