@@ -16,7 +16,7 @@ import streamlit as st
 
 from safebandit_core import export, presets, sweep
 from safebandit_core.viz import replay as vr
-from safebandit_ui import downloads, forms, live, pagekit, shell, store, tools
+from safebandit_ui import downloads, forms, links, live, pagekit, shell, store, tools
 from safebandit_ui.forms import Control
 
 NAME_KEY, FULL_KEY = "preset", "preset_full"
@@ -73,18 +73,18 @@ def request(slot: str, key: str) -> None:
 def size_input(field: str, default: int, disabled: bool, help: str) -> int:
     """A size box bound to the URL, greyed out while *Paper size* is ticked."""
     c = CONTROLS[field]
-    return int(st.number_input(c.label, int(c.lo), int(c.hi), default, int(c.step), key=c.key, bind="query-params",
-                               disabled=disabled, help=help))
+    return int(links.bound(st.number_input, c.label, int(c.lo), int(c.hi), default, int(c.step), key=c.key,
+                           disabled=disabled, help=help))
 
 
 def controls(ctx: shell.RunContext) -> dict[str, Any]:
     """The preset, its size and the restore box; returns the :class:`PresetRun` fields."""
-    name = st.selectbox("Experiment", presets.NAMES, key=NAME_KEY, format_func=title, bind="query-params",
-                        on_change=quick_size, help="Every synthetic table and figure of the two papers.")
+    name = links.bound(st.selectbox, "Experiment", presets.NAMES, key=NAME_KEY, format_func=title,
+                       on_change=quick_size, help="Every synthetic table and figure of the two papers.")
     p = presets.get(name)
-    full = st.checkbox(f"Paper size: {p.full_seeds} seeds × T = {p.full_T:,}", key=FULL_KEY, bind="query-params",
+    full = links.bound(st.checkbox, f"Paper size: {p.full_seeds} seeds × T = {p.full_T:,}", key=FULL_KEY,
                        help="The paper's own seeds and rounds (minutes on a CPU for the grids); the boxes below "
-                            "are then not used.")
+                           "are then not used.")
     cols = st.columns(2)
     with cols[0]:
         seeds = size_input("seeds", p.quick_seeds, full, "Independent runs of every setting.")

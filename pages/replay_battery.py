@@ -21,7 +21,7 @@ from safebandit_core.dose.settings import MAX_D
 from safebandit_core.settings import SettingsError
 from safebandit_core.viz import battery as vb
 from safebandit_core.viz.common import by_label
-from safebandit_ui import downloads, forms, live, pagekit, shell, tools
+from safebandit_ui import downloads, forms, links, live, pagekit, shell, tools
 from safebandit_ui.forms import Control
 
 CPU_DIM = 256
@@ -70,9 +70,9 @@ FORM = forms.SettingsForm(
 
 def controls(ctx: shell.RunContext) -> dict[str, Any]:
     """The sidebar: the data, its embedding and fit, the replay, restore; returns the settings fields (and file)."""
-    v: dict[str, Any] = {"source": st.radio("Data", ("embedded", "upload"), key="bat_source", bind="query-params",
-                                            format_func={"embedded": "Embedded RW26 (no download)",
-                                                         "upload": "Upload a .mat file"}.get)}
+    v: dict[str, Any] = {"source": links.bound(st.radio, "Data", ("embedded", "upload"), key="bat_source",
+                                               format_func={"embedded": "Embedded RW26 (no download)",
+                                                            "upload": "Upload a .mat file"}.get)}
     v["upload"] = None if v["source"] == "embedded" else st.file_uploader(
         "NASA randomized-usage .mat file", type=["mat"], key="bat_upload", max_upload_size=pagekit.upload_limit_mb(),
         help=f"For example RW9.mat from data set 1; at most {pagekit.upload_limit_mb()} MB.")
@@ -80,20 +80,20 @@ def controls(ctx: shell.RunContext) -> dict[str, Any]:
     v["dim"] = forms.integer({"dim": dim}, "dim", "The paper's: 2048 (the GPU default); CPU: 256 (O(d²) a round).")
     v["embedder"] = HASH_EMBEDDER
     if SENTENCE_EMBEDDER in battery.available_embedders():
-        name = st.text_input("Local sentence-transformers model (empty: feature hashing)", key="bat_model",
-                             bind="query-params").strip()
+        name = links.bound(st.text_input, "Local sentence-transformers model (empty: feature hashing)",
+                           key="bat_model").strip()
         v["embedder"] = f"{SENTENCE_EMBEDDER}:{name}" if name else HASH_EMBEDDER
     c = CONTROLS["fit_lam"]
-    v["fit_lam"] = float(st.number_input(c.label, c.lo, c.hi, c.default, c.step, format="%g", key=c.key,
-                                         bind="query-params", help="Larger: a smaller norm bound S, a lower R²."))
-    v["taus"] = tuple(sorted(st.pills("Cost limit τ (the paper's two)", battery.TAUS, selection_mode="multi",
-                                      default=list(battery.TAUS), key="bat_taus", bind="query-params",
-                                      format_func=lambda t: f"τ = {t:g}") or ()))
-    v["T"] = st.number_input("Rounds T", 1, battery.MAX_REPLAY_T, None, 500, key="bat_T", bind="query-params",
-                             placeholder="every replay round", help="More goes through the contexts again.")
+    v["fit_lam"] = float(links.bound(st.number_input, c.label, c.lo, c.hi, c.default, c.step, format="%g", key=c.key,
+                                     help="Larger: a smaller norm bound S, a lower R²."))
+    v["taus"] = tuple(sorted(links.bound(st.pills, "Cost limit τ (the paper's two)", battery.TAUS,
+                                         selection_mode="multi", default=list(battery.TAUS), key="bat_taus",
+                                         format_func=lambda t: f"τ = {t:g}") or ()))
+    v["T"] = links.bound(st.number_input, "Rounds T", 1, battery.MAX_REPLAY_T, None, 500, key="bat_T",
+                         placeholder="every replay round", help="More goes through the contexts again.")
     v["seeds"] = forms.integer(CONTROLS, "seeds", "Independent noise draws on the same contexts.")
-    v["policies"] = tuple(st.multiselect("Policies", battery.POLICIES, default=list(battery.POLICIES),
-                                         key="bat_policies", format_func=LABELS.get, bind="query-params"))
+    v["policies"] = tuple(links.bound(st.multiselect, "Policies", battery.POLICIES, default=list(battery.POLICIES),
+                                      key="bat_policies", format_func=LABELS.get))
     with st.expander("Safety rule and learner"):
         v["delta"] = forms.slider(CONTROLS, "delta", "A round may pass τ with probability at most δ.")
         v["delta_prime"] = forms.slider(CONTROLS, "delta_prime", "The estimates hold with probability 1 − δ′.")

@@ -19,7 +19,7 @@ import streamlit as st
 from safebandit_core import export, uploads
 from safebandit_core.settings import SettingsError, echo
 
-from . import shell
+from . import links, shell
 
 S = TypeVar("S")
 
@@ -49,22 +49,22 @@ def slider(controls: Mapping[str, Control], field: str, help: str) -> float:
     """A float slider for a settings field, bound to the URL."""
     c = controls[field]
     fmt = c.fmt or ("%.3f" if c.step < 0.01 else "%.2f")
-    return st.slider(c.label, float(c.lo), float(c.hi), float(c.default), float(c.step), key=c.key,
-                     bind="query-params", help=help, format=fmt)
+    return links.bound(st.slider, c.label, float(c.lo), float(c.hi), float(c.default), float(c.step),
+                       key=c.key, help=help, format=fmt)
 
 
 def integer(controls: Mapping[str, Control], field: str, help: str) -> int:
     """An integer input for a settings field, bound to the URL."""
     c = controls[field]
-    return int(st.number_input(c.label, int(c.lo), int(c.hi), int(c.default), int(c.step), key=c.key,
-                               bind="query-params", help=help))
+    return int(links.bound(st.number_input, c.label, int(c.lo), int(c.hi), int(c.default), int(c.step),
+                           key=c.key, help=help))
 
 
 def number(controls: Mapping[str, Control], field: str, help: str) -> float:
     """A float input for a settings field, bound to the URL."""
     c = controls[field]
-    return float(st.number_input(c.label, float(c.lo), float(c.hi), float(c.default), float(c.step), key=c.key,
-                                 bind="query-params", help=help))
+    return float(links.bound(st.number_input, c.label, float(c.lo), float(c.hi), float(c.default), float(c.step),
+                             key=c.key, help=help))
 
 
 def runs_controls(controls: Mapping[str, Control]) -> tuple[int, int]:
