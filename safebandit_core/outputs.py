@@ -22,6 +22,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO
 
+from .uploads import format_size
+
 BAD_PATH = 2
 IO_FAILED = 1
 
@@ -133,7 +135,7 @@ def _remove(tmp: Path) -> None:
 def read_capped(path: str | os.PathLike[str], flag: str, max_bytes: int, what: str = "a settings file") -> bytes:
     """The bytes of the file ``path``, reading at most ``max_bytes + 1`` of them; :class:`OutputError` (exit 2)
     naming ``flag`` and the limit for ``what`` when the file is larger or cannot be read."""
-    limit = f"{max_bytes / 2**20:g} MB" if max_bytes >= 2**20 else f"{max_bytes:,} bytes"
+    limit = format_size(max_bytes)
     try:
         with open(path, "rb") as fh:
             data = fh.read(max_bytes + 1)
