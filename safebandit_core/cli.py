@@ -282,7 +282,8 @@ def joined(options: distributed.Options | None) -> Iterator[distributed.Role]:
     (exit code 2 for bad input, 1 otherwise), without waiting for the others at JAX's shutdown
     barrier: they then stop within the heartbeat timeout instead of hanging. On success every
     process waits for the others (process 0 writes its files first), and the others print one line
-    on stderr.
+    on stderr. If that last wait fails on process 0, every file is already written: it prints
+    "results complete; process N left during shutdown" and exits 0.
     """
     try:
         role = distributed.start(options)
@@ -295,16 +296,26 @@ def joined(options: distributed.Options | None) -> Iterator[distributed.Role]:
     print(f"{where}: joined, {distributed.device_count()} devices in all", file=sys.stderr, flush=True)
     try:
         yield role
-        distributed.barrier("safebandit-done")
     except BaseException as err:  # every way out of a multi-process body ends the process
-        code, line = _failure(err, where)
-        if line:
-            print(line, file=sys.stderr)
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(code)
+        _end(*_failure(err, where))
+    try:
+        distributed.barrier("safebandit-done")
+    except Exception as err:  # process 0 has written everything: a peer leaving now loses nothing
+        _end(*((0, distributed.left_during_shutdown(err, role)) if role.writer else _failure(err, where)))
+    except BaseException as err:
+        _end(*_failure(err, where))
     if not role.writer:
         print(f"{where}: done; process 0 prints the results and writes the files", file=sys.stderr, flush=True)
+
+
+def _end(code: int, line: str) -> None:
+    """End this process of a multi-process run now with ``code`` and ``line`` on stderr, skipping JAX's shutdown
+    barrier (which would wait for, or fail on, a peer that is gone)."""
+    if line:
+        print(line, file=sys.stderr)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
 
 
 def _failure(err: BaseException, where: str) -> tuple[int, str]:

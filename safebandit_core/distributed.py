@@ -14,8 +14,9 @@ process ends with the whole result, identical to a one-process run's. Only proce
 
 Faults: a process that cannot join within ``connect_timeout`` seconds stops with exit code 2 and
 one line naming the coordinator (:class:`JoinError`); a process that dies makes the others stop
-within ``heartbeat_timeout`` seconds (JAX's coordination service ends them), and a file is
-either complete or absent.
+within ``heartbeat_timeout`` seconds (JAX's coordination service ends them, aborting the process
+itself), and a file is either complete or absent. A peer that leaves after process 0 has written
+everything costs nothing: process 0 says so in one line (:func:`left_during_shutdown`) and exits 0.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import ctypes
 import dataclasses
 import math
 import os
+import re
 import socket
 import sys
 import threading
@@ -224,6 +226,20 @@ def _stdout_to_stderr() -> Iterator[None]:
         ctypes.CDLL(None).fflush(None)
         os.dup2(saved, 1)
         os.close(saved)
+
+
+def left_during_shutdown(err: BaseException, role: Role) -> str:
+    """The one line process 0 prints when the final barrier fails after it wrote every file: a peer left
+    during shutdown, which loses nothing. The peer is read from the error (JAX names it ``task:N``); with
+    two processes it can only be the other one."""
+    found = re.search(r"task[: ](\d+)", str(err))
+    if found:
+        peer = f"process {found.group(1)}"
+    elif role.processes == 2:
+        peer = f"process {1 - role.process}"
+    else:
+        peer = "another process"
+    return f"results complete; {peer} left during shutdown"
 
 
 def barrier(name: str) -> None:
