@@ -4,18 +4,20 @@ The core is imported here, once, before any page runs, so concurrent first visit
 half-imported module; the persistent compile cache and a background warm-up of every page's
 default shapes start with the server (:mod:`safebandit_ui.warmup`). Pages come from
 :data:`safebandit_ui.registry.PAGES` (add a page there, one line); the shared sidebar is drawn
-here on every run, so it is the same on every page.
+here on every run, so it is the same on every page; above the page, one note names any value of the
+link that a control could not take (:mod:`safebandit_ui.links`).
 """
 
 import streamlit as st
 
 import safebandit_core.families  # noqa: F401  (the whole core, imported once per process)
 import safebandit_core.presets  # noqa: F401
-from safebandit_ui import registry, shell, warmup
+from safebandit_ui import links, registry, shell, warmup
 
 st.set_page_config(page_title="safebandit lab", page_icon="🛡️", layout="wide")
 warmup.start()
 
 navigation = st.navigation(registry.navigation_pages())
+links.notes_slot()  # before any widget: where values a link gets wrong are named
 shell.render_sidebar()
 navigation.run()

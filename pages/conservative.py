@@ -20,7 +20,7 @@ from safebandit_core.conservative import BASELINE, LABELS, ConservativeSettings
 from safebandit_core.conservative.settings import FEATURES, MAX_T, SUPER_ARMS
 from safebandit_core.settings import SettingsError
 from safebandit_core.viz import conservative as vc
-from safebandit_ui import downloads, forms, live, pagekit, pins, shell, tools
+from safebandit_ui import downloads, forms, links, live, pagekit, pins, shell, tools
 from safebandit_ui.forms import Control
 
 DEFAULT = ConservativeSettings()
@@ -86,10 +86,10 @@ def derived_mu0(problem: str, K: int, d: int, m: int, ctx: shell.RunContext) -> 
 def controls(ctx: shell.RunContext) -> dict[str, Any]:
     """Draw the page's controls; return the settings fields they chose."""
     st.markdown("**The problem**")
-    problem = st.selectbox("Problem", cb.PROBLEMS, index=cb.PROBLEMS.index(DEFAULT.problem), key=PROBLEM_KEY,
-                           format_func=str.upper, bind="query-params",
-                           help="CMAB: K independent arms. CLB (linear): an arm is a feature vector x in R^d with "
-                                "mean ⟨x, θ*⟩. CCCB: each round picks m of K feature vectors, earning their sum.")
+    problem = links.bound(st.selectbox, "Problem", cb.PROBLEMS, index=cb.PROBLEMS.index(DEFAULT.problem),
+                          key=PROBLEM_KEY, format_func=str.upper,
+                          help="CMAB: K independent arms. CLB (linear): an arm is a feature vector x in R^d with "
+                               "mean ⟨x, θ*⟩. CCCB: each round picks m of K feature vectors, earning their sum.")
     v: dict[str, Any] = {"problem": problem, "d": DEFAULT.d, "m": DEFAULT.m}
     if not FEATURES[problem]:
         v["K"] = integer("K", "Number of arms; their means go in equal steps from 0.8 down to 0.2.")
@@ -109,9 +109,9 @@ def controls(ctx: shell.RunContext) -> dict[str, Any]:
         "(the One-size-fits-all paper's choice, 0.7 on its CMAB arms). Off: set it with the slider.",
         "What the safe default arm pays every time (no noise); the learner must keep Σ r_s ≥ (1 − α)·μ₀·t.")
     v["T"], v["seeds"] = forms.runs_controls(CONTROLS)
-    v["policies"] = tuple(st.multiselect(
+    v["policies"] = tuple(links.bound(st.multiselect,
         "Compare", cb.POLICIES[problem], default=list(ConservativeSettings(problem=problem).policy_list()),
-        key=POLICIES_KEY.format(problem), format_func=LABELS.get, bind="query-params",
+        key=POLICIES_KEY.format(problem), format_func=LABELS.get,
         help="All policies see the same reward draws in each run."))
     with st.expander("Advanced"):
         v["lam"] = number("lam", "Ridge regularisation of the linear estimates (CLB, CCCB); at least max(1, L²).")

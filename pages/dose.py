@@ -19,7 +19,7 @@ from safebandit_core.dose.settings import MAX_D, MAX_SEEDS, MAX_T
 from safebandit_core.model import Run
 from safebandit_core.viz import dose as vd
 from safebandit_core.viz.common import by_label
-from safebandit_ui import downloads, forms, live, pagekit, pins, shell, tools
+from safebandit_ui import downloads, forms, links, live, pagekit, pins, shell, tools
 from safebandit_ui.forms import Control
 
 DEFAULT = DoseSettings()
@@ -79,9 +79,9 @@ def controls(ctx: shell.RunContext) -> dict[str, Any]:
         v["seeds"] = integer("seeds", "Independent runs, each on its own random stream; the charts show their "
                                       "mean and spread.")
     st.markdown("**Dose curve g**")
-    v["g"] = st.selectbox("Shape", curves.KINDS, index=curves.KINDS.index(DEFAULT.g), key="g",
-                          format_func=CURVE_NAMES.get, bind="query-params",
-                          help="How a dose turns into an effect: g(0) = 0, g(1) = 1, increasing.")
+    v["g"] = links.bound(st.selectbox, "Shape", curves.KINDS, index=curves.KINDS.index(DEFAULT.g), key="g",
+                         format_func=CURVE_NAMES.get,
+                         help="How a dose turns into an effect: g(0) = 0, g(1) = 1, increasing.")
     v["g_power"], v["g_ec50"], v["g_hill"] = DEFAULT.g_power, DEFAULT.g_ec50, DEFAULT.g_hill
     if v["g"] == "power":
         v["g_power"] = slider("g_power", "p > 1: slow start; p < 1: quick saturation.")
@@ -92,9 +92,9 @@ def controls(ctx: shell.RunContext) -> dict[str, Any]:
     st.plotly_chart(vd.curve_figure(grid, curves.evaluate(v["g"], grid, v["g_power"], v["g_ec50"], v["g_hill"]),
                                     "g(α)"), key="g_curve", config={"displayModeBar": False})
     st.markdown("**Policies**")
-    v["policies"] = tuple(st.multiselect("Compare", NAMES, default=list(DEFAULT.policies), key="policies",
-                                         format_func=LABELS.get, bind="query-params",
-                                         help="All policies see the same contexts and noise."))
+    v["policies"] = tuple(links.bound(st.multiselect, "Compare", NAMES, default=list(DEFAULT.policies), key="policies",
+                                      format_func=LABELS.get,
+                                      help="All policies see the same contexts and noise."))
     v["eps"] = slider("eps", "ε-Greedy plays the round-1 safe dose with probability ε.")
     with st.container(key=shell.EXPERT_BOX.format("dose")), st.expander("Estimation (expert)"):
         v["delta_prime"] = slider("delta_prime", "The learner's estimates hold with probability 1 − δ′; smaller is "
@@ -146,8 +146,8 @@ def layout() -> tuple[dict[str, Any], str]:
                     "policy earned more by breaking the rule.")
         slots["regret_text"] = st.empty()
         st.latex(r"\mathcal{R}_T=\sum_{t=1}^{T}\big(g(\alpha^*_t)-g(\alpha_t)\big)\langle X_t,\theta^*\rangle")
-        band = st.radio("Spread across seeds", ["std", "minmax"], key="band", bind="query-params", horizontal=True,
-                        format_func={"std": "± 1 std", "minmax": "min – max"}.get)
+        band = links.bound(st.radio, "Spread across seeds", ["std", "minmax"], key="band", horizontal=True,
+                           format_func={"std": "± 1 std", "minmax": "min – max"}.get)
     with pagekit.chart_row(slots, "violations", "Safety: how often the realized cost passes τ"):
         st.markdown("Each round must keep its **realized** cost below τ with probability at least 1 − δ: the bar "
                     "of a safe policy stays under the dashed δ line. In this run:")

@@ -20,7 +20,7 @@ from safebandit_core.model import Run
 from safebandit_core.settings import SettingsError
 from safebandit_core.viz import conservative as vc
 from safebandit_core.viz import mv as vm
-from safebandit_ui import downloads, forms, live, pagekit, pins, shell, tools
+from safebandit_ui import downloads, forms, links, live, pagekit, pins, shell, tools
 from safebandit_ui.forms import Control
 
 DEFAULT = MVSettings()
@@ -80,9 +80,9 @@ def controls(ctx: shell.RunContext) -> dict[str, Any]:
     v["mu0"] = slider("mu0", "What the safe default arm pays every time (variance 0), so MV₀ = ρ·μ₀.")
     guarantee_note(v)
     v["T"], v["seeds"] = forms.runs_controls(CONTROLS)
-    v["policies"] = tuple(st.multiselect("Compare", NAMES, default=list(DEFAULT.policies), key=POLICIES_KEY,
-                                         format_func=LABELS.get, bind="query-params",
-                                         help="Both policies see the same reward draws in each run."))
+    v["policies"] = tuple(links.bound(st.multiselect, "Compare", NAMES, default=list(DEFAULT.policies),
+                                      key=POLICIES_KEY, format_func=LABELS.get,
+                                      help="Both policies see the same reward draws in each run."))
     forms.restore_section(FORM)
     v["base_seed"], v["precision"] = ctx.base_seed, ctx.precision
     return v

@@ -22,7 +22,7 @@ from safebandit_core.settings import SettingsError
 from safebandit_core.viz import dose as vd
 from safebandit_core.viz import nonlinear as vn
 from safebandit_core.viz.common import by_label
-from safebandit_ui import downloads, forms, live, pagekit, pins, shell, tools
+from safebandit_ui import downloads, forms, links, live, pagekit, pins, shell, tools
 from safebandit_ui.forms import Control
 
 DEFAULT = nl.NonlinearSettings()
@@ -71,10 +71,10 @@ def controls(ctx: shell.RunContext) -> dict[str, Any]:
     """Draw the page's controls; return the settings fields they chose."""
     v: dict[str, Any] = {"hidden": DEFAULT.hidden}
     st.markdown("**The function class**")
-    v["function_class"] = st.selectbox("Class F (of both the reward and the cost function)", nl.CLASS_KINDS,
-                                       index=nl.CLASS_KINDS.index(DEFAULT.function_class), key="nl_class",
-                                       format_func=CLASS_NAMES.get, bind="query-params",
-                                       help="The learner knows the class; the true functions are two of its members.")
+    v["function_class"] = links.bound(st.selectbox, "Class F (of both the reward and the cost function)",
+                                      nl.CLASS_KINDS, index=nl.CLASS_KINDS.index(DEFAULT.function_class),
+                                      key="nl_class", format_func=CLASS_NAMES.get,
+                                      help="The learner knows the class; the true functions are two of its members.")
     v["size"] = integer("size", "Members of each class. A larger class takes longer to narrow down.")
     for field, text in CLASS_FIELDS.get(v["function_class"], {}).items():
         v[field] = integer(field, text)
@@ -92,9 +92,9 @@ def controls(ctx: shell.RunContext) -> dict[str, Any]:
     v["kappa_r"] = slider("kappa_r", "Reward noise; the reward set's radius grows with κ_r².")
     v["kappa_c"] = slider("kappa_c", "Cost noise; it sets both the cost set's radius and the margin b_δ.")
     st.markdown("**Policies**")
-    v["policies"] = tuple(st.multiselect("Compare", nl.NAMES, default=list(DEFAULT.policies), key="nl_policies",
-                                         format_func=nl.LABELS.get, bind="query-params",
-                                         help="All policies see the same contexts and noise."))
+    v["policies"] = tuple(links.bound(st.multiselect, "Compare", nl.NAMES, default=list(DEFAULT.policies),
+                                      key="nl_policies", format_func=nl.LABELS.get,
+                                      help="All policies see the same contexts and noise."))
     v["eps"] = slider("eps", "ε-Greedy plays the round-1 safe dose with probability ε.")
     forms.restore_section(FORM)
     v["base_seed"], v["precision"] = ctx.base_seed, ctx.precision

@@ -37,7 +37,7 @@ from safebandit_core.viz.common import (
     rolling_mean,
     vline,
 )
-from safebandit_ui import forms, live, registry, shell
+from safebandit_ui import forms, links, live, registry, shell
 
 HEIGHT = 255
 MODEL_KEY = "present_model"
@@ -152,11 +152,9 @@ def names_popover() -> Names:
     with st.popover("Names", icon=":material/sell:", help="The words used in the headline and on the axes."):
         for field, key in NAME_KEYS.items():
             if isinstance(getattr(base, field), float):
-                values[field] = st.number_input(NAME_LABELS[field], 0.001, 1e6, base.full_dose, key=key,
-                                                bind="query-params")
+                values[field] = links.bound(st.number_input, NAME_LABELS[field], 0.001, 1e6, base.full_dose, key=key)
             else:
-                values[field] = st.text_input(NAME_LABELS[field], getattr(base, field), key=key,
-                                              bind="query-params")
+                values[field] = links.bound(st.text_input, NAME_LABELS[field], getattr(base, field), key=key)
     return Names(**values).cleaned()
 
 

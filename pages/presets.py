@@ -16,7 +16,7 @@ import streamlit as st
 
 from safebandit_core import device, export, presets, report, sweep
 from safebandit_core.viz import replay as vr
-from safebandit_ui import downloads, forms, live, pagekit, shell, store
+from safebandit_ui import downloads, forms, links, live, pagekit, shell, store, tools
 from safebandit_ui.forms import Control
 
 NAME_KEY, FULL_KEY = "preset", "preset_full"
@@ -73,18 +73,18 @@ def request(slot: str, key: str) -> None:
 def size_input(field: str, default: int, disabled: bool, help: str) -> int:
     """A size box bound to the URL, greyed out while *Paper size* is ticked."""
     c = CONTROLS[field]
-    return int(st.number_input(c.label, int(c.lo), int(c.hi), default, int(c.step), key=c.key, bind="query-params",
-                               disabled=disabled, help=help))
+    return int(links.bound(st.number_input, c.label, int(c.lo), int(c.hi), default, int(c.step), key=c.key,
+                           disabled=disabled, help=help))
 
 
 def controls(ctx: shell.RunContext) -> dict[str, Any]:
     """The preset, its size and the restore box; returns the :class:`PresetRun` fields."""
-    name = st.selectbox("Experiment", presets.NAMES, key=NAME_KEY, format_func=title, bind="query-params",
-                        on_change=quick_size, help="Every synthetic table and figure of the two papers.")
+    name = links.bound(st.selectbox, "Experiment", presets.NAMES, key=NAME_KEY, format_func=title,
+                       on_change=quick_size, help="Every synthetic table and figure of the two papers.")
     p = presets.get(name)
-    full = st.checkbox(f"Paper size: {p.full_seeds} seeds × T = {p.full_T:,}", key=FULL_KEY, bind="query-params",
+    full = links.bound(st.checkbox, f"Paper size: {p.full_seeds} seeds × T = {p.full_T:,}", key=FULL_KEY,
                        help="The paper's own seeds and rounds (minutes on a CPU for the grids); the boxes below "
-                            "are then not used.")
+                           "are then not used.")
     cols = st.columns(2)
     with cols[0]:
         seeds = size_input("seeds", p.quick_seeds, full, "Independent runs of every setting.")
@@ -94,11 +94,6 @@ def controls(ctx: shell.RunContext) -> dict[str, Any]:
     if full:
         seeds, T = p.full_seeds, p.full_T
     return {"preset": name, "seeds": seeds, "T": T, "base_seed": ctx.base_seed, "precision": ctx.precision}
-
-
-def cli_line(run: presets.PresetRun, ctx: shell.RunContext) -> str:
-    """The command that runs the same preset from a terminal."""
-    return report.command_line(run, device.default_precision(ctx.device))
 
 
 def compute(run: presets.PresetRun, dev: str, progress: Callable[[float, str], None]) -> dict[str, Any]:
@@ -206,7 +201,7 @@ def main() -> None:
     with st.expander("What the paper leaves open, and what we chose"):
         st.markdown("\n".join(f"- {line}" for line in p.choices))
     st.markdown("The same run from a terminal:")
-    st.code(cli_line(run, ctx), language="bash")
+    st.code(tools.preset_command(run, ctx.device), language="bash")
     key = store.key_of(run, ctx.device)
     st.button("Run this experiment", key="preset_run", type="primary", icon=":material/play_arrow:",
               on_click=request, args=(REQUEST_KEY, key))

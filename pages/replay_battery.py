@@ -21,7 +21,7 @@ from safebandit_core.dose.settings import MAX_D
 from safebandit_core.settings import SettingsError
 from safebandit_core.viz import battery as vb
 from safebandit_core.viz.common import by_label
-from safebandit_ui import downloads, forms, live, pagekit, shell
+from safebandit_ui import downloads, forms, links, live, pagekit, shell, tools
 from safebandit_ui.forms import Control
 
 CPU_DIM = 256
@@ -36,8 +36,6 @@ CONTROLS: dict[str, Control] = forms.with_defaults({
     "eps": Control("bat_eps", "ε (share of ε-Greedy's rounds at the safe dose)", 0.0, 1.0, 0.05),
     "lam": Control("bat_lam", "The learner's ridge λ", 0.001, 1000.0, 0.1),
 }, Settings(dim=CPU_DIM, base_seed=0))
-FLAGS = {"fit_lam": "--fit-lam", "delta": "--delta", "delta_prime": "--delta-prime", "lam": "--lam", "eps": "--eps",
-         "base_seed": "--base-seed"}
 CHARTS = {"regret": "Regret against the clairvoyant safe dose", "safe": "The estimated safe dose",
           "cost": "Realized cost against τ", "violations": "How often the realized cost passed τ"}
 RW26_NOTE = (
@@ -72,30 +70,30 @@ FORM = forms.SettingsForm(
 
 def controls(ctx: shell.RunContext) -> dict[str, Any]:
     """The sidebar: the data, its embedding and fit, the replay, restore; returns the settings fields (and file)."""
-    v: dict[str, Any] = {"source": st.radio("Data", ("embedded", "upload"), key="bat_source", bind="query-params",
-                                            format_func={"embedded": "Embedded RW26 (no download)",
-                                                         "upload": "Upload a .mat file"}.get)}
+    v: dict[str, Any] = {"source": links.bound(st.radio, "Data", ("embedded", "upload"), key="bat_source",
+                                               format_func={"embedded": "Embedded RW26 (no download)",
+                                                            "upload": "Upload a .mat file"}.get)}
     v["upload"] = None if v["source"] == "embedded" else st.file_uploader(
-        "NASA randomized-usage .mat file", type=["mat"], key="bat_upload",
+        "NASA randomized-usage .mat file", type=["mat"], key="bat_upload", max_upload_size=pagekit.upload_limit_mb(),
         help=f"For example RW9.mat from data set 1; at most {pagekit.upload_limit_mb()} MB.")
     dim = dataclasses.replace(CONTROLS["dim"], default=battery.DEFAULT_DIM if ctx.device.startswith("gpu") else CPU_DIM)
     v["dim"] = forms.integer({"dim": dim}, "dim", "The paper's: 2048 (the GPU default); CPU: 256 (O(d²) a round).")
     v["embedder"] = HASH_EMBEDDER
     if SENTENCE_EMBEDDER in battery.available_embedders():
-        name = st.text_input("Local sentence-transformers model (empty: feature hashing)", key="bat_model",
-                             bind="query-params").strip()
+        name = links.bound(st.text_input, "Local sentence-transformers model (empty: feature hashing)",
+                           key="bat_model").strip()
         v["embedder"] = f"{SENTENCE_EMBEDDER}:{name}" if name else HASH_EMBEDDER
     c = CONTROLS["fit_lam"]
-    v["fit_lam"] = float(st.number_input(c.label, c.lo, c.hi, c.default, c.step, format="%g", key=c.key,
-                                         bind="query-params", help="Larger: a smaller norm bound S, a lower R²."))
-    v["taus"] = tuple(sorted(st.pills("Cost limit τ (the paper's two)", battery.TAUS, selection_mode="multi",
-                                      default=list(battery.TAUS), key="bat_taus", bind="query-params",
-                                      format_func=lambda t: f"τ = {t:g}") or ()))
-    v["T"] = st.number_input("Rounds T", 1, battery.MAX_REPLAY_T, None, 500, key="bat_T", bind="query-params",
-                             placeholder="every replay round", help="More goes through the contexts again.")
+    v["fit_lam"] = float(links.bound(st.number_input, c.label, c.lo, c.hi, c.default, c.step, format="%g", key=c.key,
+                                     help="Larger: a smaller norm bound S, a lower R²."))
+    v["taus"] = tuple(sorted(links.bound(st.pills, "Cost limit τ (the paper's two)", battery.TAUS,
+                                         selection_mode="multi", default=list(battery.TAUS), key="bat_taus",
+                                         format_func=lambda t: f"τ = {t:g}") or ()))
+    v["T"] = links.bound(st.number_input, "Rounds T", 1, battery.MAX_REPLAY_T, None, 500, key="bat_T",
+                         placeholder="every replay round", help="More goes through the contexts again.")
     v["seeds"] = forms.integer(CONTROLS, "seeds", "Independent noise draws on the same contexts.")
-    v["policies"] = tuple(st.multiselect("Policies", battery.POLICIES, default=list(battery.POLICIES),
-                                         key="bat_policies", format_func=LABELS.get, bind="query-params"))
+    v["policies"] = tuple(links.bound(st.multiselect, "Policies", battery.POLICIES, default=list(battery.POLICIES),
+                                      key="bat_policies", format_func=LABELS.get))
     with st.expander("Safety rule and learner"):
         v["delta"] = forms.slider(CONTROLS, "delta", "A round may pass τ with probability at most δ.")
         v["delta_prime"] = forms.slider(CONTROLS, "delta_prime", "The estimates hold with probability 1 − δ′.")
@@ -182,17 +180,6 @@ def words(slots: dict[str, Any], record: dict[str, Any]) -> None:
         slots[f"{name}_words"].markdown(text)
 
 
-def command(s: Settings, tau: float) -> str:
-    """The command line that reruns this τ's replay (the page runs its τ values as one grid: the same numbers)."""
-    default, name = Settings(dim=s.dim, base_seed=0), s.embedder.partition(":")[2]
-    flags: dict[str, Any] = {"--data": s.file if s.source != "embedded" else None, "--tau": tau, "--T": s.T,
-                             "--dim": s.dim, "--seeds": s.seeds}
-    flags.update({flag: getattr(s, f) for f, flag in FLAGS.items() if getattr(s, f) != getattr(default, f)})
-    flags.update({"--policy": s.policies[0] if len(s.policies) == 1 else None, "--model": name or None,
-                  "--embedder": "sentence" if name else None, "--precision": s.precision, "--json": True})
-    return pagekit.command_line("battery", flags)
-
-
 def replay_section(prepared: battery.BatteryRun, ctx: shell.RunContext, extra: str, figs: dict[str, Any]) -> None:
     """One shared grid run over the chosen τ (a tab each): charts, words, the command line; then the downloads."""
     s = prepared.settings
@@ -216,7 +203,7 @@ def replay_section(prepared: battery.BatteryRun, ctx: shell.RunContext, extra: s
         with box:
             st.markdown("**The same replay from the command line** (copy it; it prints one JSON summary" + (
                 "; it runs one policy or all three" if 1 < len(s.policies) < len(battery.POLICIES) else "") + "):")
-            st.code(command(s, s.taus[i]), language="bash")
+            st.code(tools.battery_command(s, s.taus[i]), language="bash")
     downloads.downloads(s, lambda: model.tidy(result), f"battery_{s.source}_d{s.dim}_T{s.T}_seed{s.base_seed}",
                         summary=model.summary(result), figures=lambda: figs, device=result.device,
                         precision=result.precision)

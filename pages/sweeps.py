@@ -18,7 +18,7 @@ import streamlit as st
 from safebandit_core import families, presets, settings, sweep
 from safebandit_core.settings import SettingsError
 from safebandit_core.viz import replay as vr
-from safebandit_ui import downloads, forms, live, pagekit, shell, store
+from safebandit_ui import downloads, forms, links, live, pagekit, shell, store, tools
 from safebandit_ui.forms import Control
 
 KIND_KEY, BASE_KEY = "sweep_kind", "sweep_base"
@@ -85,18 +85,18 @@ FORM = forms.SettingsForm(
 def axis_controls(fam: Any, slot: str, index: int) -> tuple[str, str]:
     """An axis picker and its comma list; returns (field, text)."""
     fields = [a.field for a in fam.axes]
-    field = st.selectbox(f"{slot} axis", fields, index=index, key=f"sweep_{slot.lower()}_{fam.kind}",
-                         bind="query-params", format_func=lambda f: f"{fam.axis(f).symbol}: {fam.axis(f).label}")
+    field = links.bound(st.selectbox, f"{slot} axis", fields, index=index, key=f"sweep_{slot.lower()}_{fam.kind}",
+                        format_func=lambda f: f"{fam.axis(f).symbol}: {fam.axis(f).label}")
     a = fam.axis(field)
-    text = st.text_input(f"{a.symbol} values", ", ".join(f"{v:g}" for v in a.values), key=values_key(fam.kind, field),
-                         bind="query-params", help=f"Comma-separated, each in ({a.lo:g}, {a.hi:g}).")
+    text = links.bound(st.text_input, f"{a.symbol} values", ", ".join(f"{v:g}" for v in a.values),
+                       key=values_key(fam.kind, field), help=f"Comma-separated, each in ({a.lo:g}, {a.hi:g}).")
     return field, text
 
 
 def controls(ctx: shell.RunContext) -> dict[str, Any]:
     """The model, its two axes with their values, the size and the restore box."""
-    kind = st.selectbox("Model", KINDS, key=KIND_KEY, format_func=lambda k: MODEL_NAMES.get(k, k),
-                        bind="query-params", help="Whose safety settings to sweep.")
+    kind = links.bound(st.selectbox, "Model", KINDS, key=KIND_KEY, format_func=lambda k: MODEL_NAMES.get(k, k),
+                       help="Whose safety settings to sweep.")
     fam = families.get(kind)
     x, xs = axis_controls(fam, "X", 0)
     y, ys = axis_controls(fam, "Y", 1)
@@ -162,8 +162,7 @@ def show(spec: sweep.SweepSpec, run: Any, stored: bool, seconds: float) -> None:
     st.markdown("**On several machines.** Save the *Settings JSON* above (raise T or the seeds in it for the full "
                 "size), copy it to every machine, and run there, with N the number of machines, I = 0 … N − 1 each "
                 "machine's number and HOST:PORT the first machine's address:")
-    st.code(f"python -m safebandit_core sweep --settings {stem}.json --coordinator HOST:PORT --num-processes N "
-            "--process-id I", language="bash")
+    st.code(tools.sweep_command(f"{stem}.json"), language="bash")
 
 
 def main() -> None:

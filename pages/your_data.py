@@ -20,7 +20,7 @@ from safebandit_core.logged.loader import MISSING, bundle_member, guess_map
 from safebandit_core.logged.settings import LABEL_FIELDS, MAX_REPLAY_T
 from safebandit_core.viz import dose as vd
 from safebandit_core.viz.common import by_label
-from safebandit_ui import downloads, forms, live, pagekit, shell
+from safebandit_ui import downloads, forms, links, live, pagekit, shell
 from safebandit_ui.forms import Control
 
 DEFAULT = logged.LoggedSettings()
@@ -73,27 +73,28 @@ FORM = forms.SettingsForm(
 
 def controls(ctx: shell.RunContext) -> dict[str, Any]:
     """The sidebar: the data, the replay's size, the dose curve and the fit's options."""
-    v: dict[str, Any] = {"source": st.radio("Data", ["example", "upload"], key="yd_source", bind="query-params",
-                                            format_func={"example": "Built-in synthetic log", "upload": "My own"}.get)}
+    v: dict[str, Any] = {"source": links.bound(st.radio, "Data", ["example", "upload"], key="yd_source",
+                                               format_func={"example": "Built-in synthetic log",
+                                                            "upload": "My own"}.get)}
     if v["source"] == "upload":
         st.file_uploader("CSV (or .csv.gz) or Parquet log", type=["csv", "gz", "parquet", "zip"], key="yd_upload",
-                         max_upload_size=logged.MAX_FILE_BYTES // 2**20,
+                         max_upload_size=pagekit.upload_limit_mb(),
                          help="One row per treated case: contexts, the dose given, the benefit and the side effect.")
     v["T"] = integer("T", "Replay rounds; past the log's end the replay starts again from the top.")
     v["seeds"] = integer("seeds", "Independent noise streams over the same contexts.")
-    v["g"] = st.selectbox("Dose curve g", curves.KINDS, key="yd_g", bind="query-params",
-                          help="How a dose scales benefit and side effect: both are g(α)·(⟨X, θ⟩ + noise).")
+    v["g"] = links.bound(st.selectbox, "Dose curve g", curves.KINDS, key="yd_g",
+                         help="How a dose scales benefit and side effect: both are g(α)·(⟨X, θ⟩ + noise).")
     for f in CURVE_FIELDS.get(v["g"], ()):
         v[f] = slider(f, "A parameter of the dose curve g (the dose page draws it).")
     with st.expander("Fit options"):
-        v["contexts"] = st.selectbox("Contexts", CONTEXTS, key="yd_contexts", bind="query-params",
-                                     help="auto: standardise up to 64 columns, hash wider tables.")
-        v["missing"] = st.radio("Rows with missing values", MISSING, key="yd_missing", bind="query-params",
-                                horizontal=True)
-        v["scale_dose"] = st.checkbox("Scale the dose to [0, 1] (min–max)", key="yd_scale_dose", bind="query-params")
+        v["contexts"] = links.bound(st.selectbox, "Contexts", CONTEXTS, key="yd_contexts",
+                                    help="auto: standardise up to 64 columns, hash wider tables.")
+        v["missing"] = links.bound(st.radio, "Rows with missing values", MISSING, key="yd_missing",
+                                   horizontal=True)
+        v["scale_dose"] = links.bound(st.checkbox, "Scale the dose to [0, 1] (min–max)", key="yd_scale_dose")
         v["min_g"] = slider("min_g", "Rows dosed below this (on the g scale) stay out of the fit.")
-        v["order"] = st.radio("Replay order", logged.replay.ORDERS, key="yd_order", bind="query-params",
-                              horizontal=True, help="log: the rows in order; resample: drawn with replacement.")
+        v["order"] = links.bound(st.radio, "Replay order", logged.replay.ORDERS, key="yd_order",
+                                 horizontal=True, help="log: the rows in order; resample: drawn with replacement.")
     forms.restore_section(FORM)
     v["base_seed"], v["precision"] = ctx.base_seed, ctx.precision
     return v
@@ -124,22 +125,22 @@ def mapping(frame: pd.DataFrame) -> dict[str, Any]:
     cols, guess, v = [str(c) for c in frame.columns], guess_map(frame), {}
     st.subheader("Which column is which")
     _valid("yd_context", cols, list(guess.context))
-    v["context"] = tuple(st.multiselect("Context columns (what is known before dosing)", cols, key="yd_context",
-                                        bind="query-params"))
+    v["context"] = tuple(links.bound(st.multiselect, "Context columns (what is known before dosing)", cols,
+                                     key="yd_context"))
     _valid("yd_categorical", list(v["context"]), [])
-    v["categorical"] = tuple(st.multiselect("One-hot encode (categorical contexts)", list(v["context"]),
-                                            key="yd_categorical", bind="query-params"))
+    v["categorical"] = tuple(links.bound(st.multiselect, "One-hot encode (categorical contexts)", list(v["context"]),
+                                         key="yd_categorical"))
     row = st.columns(5)
     for i, (f, label) in enumerate({**ROLES, **OPTIONAL}.items()):
         options = cols if f in ROLES else [NONE, *cols]
         _valid(f"yd_{f}", options, getattr(guess, f) or NONE)
-        v[f] = row[i].selectbox(label, options, key=f"yd_{f}", bind="query-params")
+        v[f] = links.bound(row[i].selectbox, label, options, key=f"yd_{f}")
     v["group"], v["time"] = (None if v[f] == NONE else v[f] for f in OPTIONAL)
     with st.expander("Names and units (for the charts and tables)"):
         row = st.columns(3)
         for i, f in enumerate(LABEL_FIELDS):
-            v[f] = row[i // 2].text_input(f.replace("_", " ").capitalize(), getattr(DEFAULT, f), max_chars=40,
-                                          key=f"yd_{f}", bind="query-params")
+            v[f] = links.bound(row[i // 2].text_input, f.replace("_", " ").capitalize(), getattr(DEFAULT, f),
+                               max_chars=40, key=f"yd_{f}")
     return v
 
 

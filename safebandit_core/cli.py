@@ -19,8 +19,9 @@ from typing import Any, NoReturn
 
 import pandas as pd
 
-from . import distributed
-from .settings import SettingsError
+from . import distributed, outputs
+from .settings import SettingsError, echo
+from .uploads import UploadError
 
 # command name -> module implementing it
 COMMANDS: dict[str, str] = {
@@ -56,7 +57,9 @@ def flag_of(field: str) -> str:
 def settings_error_line(err: SettingsError, flags: dict[str, str] | None = None) -> str:
     """One line naming the flag and its allowed range for a settings error."""
     flag = (flags or {}).get(err.field, flag_of(err.field))
-    shown = "" if err.value is None else f" (got {err.value!r})"
+    if isinstance(err, UploadError):  # one sentence naming the file and what is wrong with it
+        return f"error: {flag}: {err}"
+    shown = "" if err.value is None else f" (got {echo(err.value)})"
     return f"error: {flag} must be {err.allowed}{shown}"
 
 
@@ -90,15 +93,8 @@ def _json_default(obj: Any) -> Any:
 
 
 def check_out_path(path: str | None, allowed: tuple[str, ...] = (".csv", ".parquet")) -> Path | None:
-    """Validate an ``--out`` path up front, so no run is lost to a bad file name."""
-    if path is None:
-        return None
-    p = Path(path)
-    if p.suffix.lower() not in allowed:
-        raise CliError(f"error: --out must end in {' or '.join(allowed)} (got {path!r})")
-    if not p.parent.exists():
-        raise CliError(f"error: --out folder {str(p.parent)!r} does not exist")
-    return p
+    """Check an ``--out`` file before running (see :func:`safebandit_core.outputs.check_file`)."""
+    return outputs.check_file(path, "--out", allowed)
 
 
 def check_device(wanted: str | None) -> str:
@@ -147,11 +143,11 @@ def grouped(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def write_frame(frame: pd.DataFrame, path: Path) -> None:
-    """Write a tidy frame as CSV or Parquet by the file's suffix."""
+    """Write a tidy frame as CSV or Parquet by the file's suffix, atomically (:func:`safebandit_core.outputs.write`)."""
     if path.suffix.lower() == ".parquet":
-        frame.to_parquet(path, index=False)
+        outputs.write(path, lambda fh: frame.to_parquet(fh, index=False), "--out")
     else:
-        frame.to_csv(path, index=False)
+        outputs.write(path, lambda fh: frame.to_csv(fh, index=False), "--out")
 
 
 COMMAND_OF_KIND: dict[str, str] = {"dose": "dose", "nonlinear": "nonlinear", "conservative": "conservative",
@@ -159,12 +155,17 @@ COMMAND_OF_KIND: dict[str, str] = {"dose": "dose", "nonlinear": "nonlinear", "co
                                    "sweep": "sweep"}
 """The command that runs each settings kind (for the line a page shows)."""
 POLICY_FLAGS = ("policies",)
+FILE_COMMANDS = ("sweep",)
+"""Commands that take the settings file itself (``--settings FILE``) rather than one flag per field."""
 
 
-def command_for(settings: Any) -> str | None:
+def command_for(settings: Any, settings_file: str = "settings.json") -> str | None:
     """The command line that re-runs ``settings`` (flags for every field that differs from the command's
-    default), or None when no command takes this kind. Several policies become ``--policy all``."""
+    default), or None when no command takes this kind. Several policies become ``--policy all``; a field
+    reaches its flag by name or through the command module's ``FLAGS`` (or ``_FLAGS``) map; a command of
+    :data:`FILE_COMMANDS` reads ``settings_file`` instead."""
     import dataclasses
+    import shlex
 
     from .settings import to_dict
 
@@ -172,21 +173,41 @@ def command_for(settings: Any) -> str | None:
     name = COMMAND_OF_KIND.get(data.get("kind", ""))
     if name is None or name not in COMMANDS:
         return None
+    parts = ["python", "-m", "safebandit_core", name]
+    if name in FILE_COMMANDS:
+        return shlex.join([*parts, "--settings", settings_file, "--json"])
     mod = importlib.import_module(COMMANDS[name])
     parser = _Parser(prog=name)
     mod.add_arguments(parser)
     actions = {a.dest: a for a in parser._actions if a.option_strings}
-    parts = ["python", "-m", "safebandit_core", name]
-    for field in (f.name for f in dataclasses.fields(settings)):
+    by_flag = {o: a for a in parser._actions for o in a.option_strings}
+    renamed = getattr(mod, "FLAGS", None) or getattr(mod, "_FLAGS", {})
+    fields = [f.name for f in dataclasses.fields(settings)]
+    chosen: dict[str, tuple[argparse.Action, Any]] = {}
+    for field in fields:  # by name first, then through the module's map, each flag once
         value = data.get(field)
         if field in POLICY_FLAGS and "policy" in actions:
-            parts += ["--policy", value[0] if len(value) == 1 else "all"]
+            chosen["--policy"] = (actions["policy"], value[0] if len(value) == 1 else "all")
+        elif field in actions:
+            chosen.setdefault(actions[field].option_strings[-1], (actions[field], value))
+        elif value is False and f"no_{field}" in actions:
+            chosen.setdefault(actions[f"no_{field}"].option_strings[-1], (actions[f"no_{field}"], True))
+    for field in fields:
+        flag = renamed.get(field, "").split("/")[-1]
+        if field not in actions and flag in by_flag and flag not in chosen:
+            chosen[flag] = (by_flag[flag], data.get(field))
+    order = [a.option_strings[-1] for a in parser._actions if a.option_strings]
+    for flag in sorted(chosen, key=lambda f: order.index(by_flag[f].option_strings[-1])):
+        action, value = chosen[flag]
+        if isinstance(value, (list, tuple)) and value and all(isinstance(v, str) for v in value):
+            value = ",".join(value)
+        if value is None or value == action.default or isinstance(value, (list, tuple)):
             continue
-        action = actions.get(field)
-        if action is None or value is None or value == action.default or isinstance(value, (list, tuple)):
+        if isinstance(action, argparse._StoreTrueAction):
+            parts += [flag] if value is True else []
             continue
-        parts += [action.option_strings[-1], str(value)]
-    return " ".join(parts + ["--json"])
+        parts += [flag, str(value)]
+    return shlex.join(parts + ["--json"])
 
 
 def add_distributed_flags(parser: argparse.ArgumentParser) -> None:
@@ -261,7 +282,8 @@ def joined(options: distributed.Options | None) -> Iterator[distributed.Role]:
     (exit code 2 for bad input, 1 otherwise), without waiting for the others at JAX's shutdown
     barrier: they then stop within the heartbeat timeout instead of hanging. On success every
     process waits for the others (process 0 writes its files first), and the others print one line
-    on stderr.
+    on stderr. If that last wait fails on process 0, every file is already written: it prints
+    "results complete; process N left during shutdown" and exits 0.
     """
     try:
         role = distributed.start(options)
@@ -274,22 +296,34 @@ def joined(options: distributed.Options | None) -> Iterator[distributed.Role]:
     print(f"{where}: joined, {distributed.device_count()} devices in all", file=sys.stderr, flush=True)
     try:
         yield role
-        distributed.barrier("safebandit-done")
     except BaseException as err:  # every way out of a multi-process body ends the process
-        code, line = _failure(err, where)
-        if line:
-            print(line, file=sys.stderr)
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(code)
+        _end(*_failure(err, where))
+    try:
+        distributed.barrier("safebandit-done")
+    except Exception as err:  # process 0 has written everything: a peer leaving now loses nothing
+        _end(*((0, distributed.left_during_shutdown(err, role)) if role.writer else _failure(err, where)))
+    except BaseException as err:
+        _end(*_failure(err, where))
     if not role.writer:
         print(f"{where}: done; process 0 prints the results and writes the files", file=sys.stderr, flush=True)
+
+
+def _end(code: int, line: str) -> None:
+    """End this process of a multi-process run now with ``code`` and ``line`` on stderr, skipping JAX's shutdown
+    barrier (which would wait for, or fail on, a peer that is gone)."""
+    if line:
+        print(line, file=sys.stderr)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
 
 
 def _failure(err: BaseException, where: str) -> tuple[int, str]:
     """The exit code and one line for an error that ends a process of a multi-process run."""
     if isinstance(err, CliError):
         return 2, str(err)
+    if isinstance(err, outputs.OutputError):
+        return err.code, str(err)
     if isinstance(err, SettingsError):
         return 2, settings_error_line(err)
     if isinstance(err, SystemExit):
@@ -300,26 +334,35 @@ def _failure(err: BaseException, where: str) -> tuple[int, str]:
     return 1, f"error: {where}: {type(err).__name__}: {first}"
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The full parser with every registered subcommand."""
-    parser = _Parser(prog="python -m safebandit_core", description="Safe bandit simulations from the command line.")
+PROG = "python -m safebandit_core"
+
+
+def build_parser(prog: str = PROG, extra: Sequence[Any] = ()) -> argparse.ArgumentParser:
+    """The full parser with every registered subcommand, then the front end's ``extra`` command modules.
+
+    A command module has ``NAME`` (only the extra ones), ``HELP``, ``add_arguments(parser)`` and ``run(args)``.
+    """
+    parser = _Parser(prog=prog, description="Safe bandit simulations from the command line.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    for name, modname in COMMANDS.items():
-        mod = importlib.import_module(modname)
+    named = [(name, importlib.import_module(modname)) for name, modname in COMMANDS.items()]
+    for name, mod in [*named, *((m.NAME, m) for m in extra)]:
         p = sub.add_parser(name, help=mod.HELP, description=mod.HELP)
         mod.add_arguments(p)
         p.set_defaults(_module=mod)
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, prog: str = PROG, extra: Sequence[Any] = ()) -> int:
     """Parse, validate and run one command; returns the exit code."""
-    args = build_parser().parse_args(argv)
+    args = build_parser(prog, extra).parse_args(argv)
     try:
         return int(args._module.run(args) or 0)
     except CliError as err:
         print(str(err), file=sys.stderr)
         return 2
+    except outputs.OutputError as err:
+        print(str(err), file=sys.stderr)
+        return err.code
     except SettingsError as err:
         print(settings_error_line(err), file=sys.stderr)
         return 2

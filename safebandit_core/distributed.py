@@ -10,12 +10,13 @@ runs its contiguous block on its own devices (cells are independent and every se
 ``PRNGKey(base_seed + i)`` whatever the split, so nothing is exchanged while running), and
 :func:`allgather` joins every chunk's outputs in process order, the padding dropped: every
 process ends with the whole result, identical to a one-process run's. Only process 0
-(:func:`is_writer`) prints the results and writes files, each through :func:`write_atomic`.
+(:func:`is_writer`) prints the results and writes files, each through :func:`safebandit_core.outputs.write`.
 
 Faults: a process that cannot join within ``connect_timeout`` seconds stops with exit code 2 and
 one line naming the coordinator (:class:`JoinError`); a process that dies makes the others stop
-within ``heartbeat_timeout`` seconds (JAX's coordination service ends them), and a file is
-either complete or absent.
+within ``heartbeat_timeout`` seconds (JAX's coordination service ends them, aborting the process
+itself), and a file is either complete or absent. A peer that leaves after process 0 has written
+everything costs nothing: process 0 says so in one line (:func:`left_during_shutdown`) and exits 0.
 """
 
 from __future__ import annotations
@@ -25,11 +26,11 @@ import ctypes
 import dataclasses
 import math
 import os
+import re
 import socket
 import sys
 import threading
 from collections.abc import Iterator, Mapping
-from pathlib import Path
 from typing import Any
 
 import jax
@@ -227,6 +228,20 @@ def _stdout_to_stderr() -> Iterator[None]:
         os.close(saved)
 
 
+def left_during_shutdown(err: BaseException, role: Role) -> str:
+    """The one line process 0 prints when the final barrier fails after it wrote every file: a peer left
+    during shutdown, which loses nothing. The peer is read from the error (JAX names it ``task:N``); with
+    two processes it can only be the other one."""
+    found = re.search(r"task[: ](\d+)", str(err))
+    if found:
+        peer = f"process {found.group(1)}"
+    elif role.processes == 2:
+        peer = f"process {1 - role.process}"
+    else:
+        peer = "another process"
+    return f"results complete; {peer} left during shutdown"
+
+
 def barrier(name: str) -> None:
     """Wait until every process reaches the barrier called ``name`` (nothing in a local run)."""
     if role().multi:
@@ -365,19 +380,3 @@ def plan(mesh: Any, cells: int | None, seeds: int) -> Plan | None:
     plat = "gpu" if mine[0].platform in ("gpu", "cuda", "rocm") else mine[0].platform
     return Plan(axis=axis, n=n, padded=padded, start=pos * per, stop=(pos + 1) * per, process=me,
                 processes=len(procs), devices=mine, device=f"{plat}:{mine[0].id}")
-
-
-def write_atomic(path: str | Path, data: bytes) -> Path:
-    """Write ``data`` to ``path`` complete or not at all: a temporary name in the same folder, then ``os.replace``."""
-    path = Path(path)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        with open(tmp, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
-    return path

@@ -14,7 +14,7 @@ A bundle (:func:`bundle`) holds
 Settings files carry a ``kind``: ``dose``, ``conservative`` and ``mv`` (one model's settings),
 ``preset`` (:class:`~safebandit_core.presets.PresetRun`), ``sweep``
 (:class:`~safebandit_core.sweep.SweepSpec`) or ``battery``
-(:class:`~safebandit_core.data.experiment.BatteryReplaySettings`). A file without one is recognised by
+(:class:`~safebandit_core.battery.settings.BatteryReplaySettings`). A file without one is recognised by
 its fields (one model's settings only).
 """
 
@@ -23,6 +23,8 @@ from __future__ import annotations
 import dataclasses
 import io
 import json
+import re
+import sys
 import zipfile
 from collections.abc import Mapping
 from typing import Any
@@ -31,14 +33,15 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.offline import get_plotlyjs
 
-from . import families, presets, sweep
-from .settings import SettingsError, from_dict, to_dict
+from . import families, presets, sweep, uploads
+from .settings import SettingsError, from_dict, shorten, to_dict
 
 SETTINGS_FILE = "settings.json"
 SUMMARY_FILE = "summary.csv"
-MAX_SETTINGS_BYTES = 1 * 2**20
-MAX_BUNDLE_BYTES = 500 * 2**20
-MAX_MEMBERS = 10_000
+MAX_SETTINGS_BYTES = 1 * uploads.MB
+MAX_BUNDLE_BYTES = 500 * uploads.MB
+"""The most a bundle may inflate to, all members together (counted as they are read)."""
+MAX_MEMBERS = uploads.MAX_MEMBERS
 MAX_JSON_DEPTH = 20
 UNTAGGED_KINDS = ("dose", "conservative", "mv")
 """The kinds of the first release, whose settings files may carry no ``kind`` (every file since is tagged)."""
@@ -58,18 +61,33 @@ def settings_dict(settings: Any) -> dict[str, Any]:
     return to_dict(settings)
 
 
+def rerun_command(settings: Mapping[str, Any]) -> str | None:
+    """The command line that runs a settings dict again (:func:`safebandit_core.cli.command_for`); None when the
+    settings do not load or no command takes their kind."""
+    from . import cli
+
+    try:
+        _, obj = load_settings(json.dumps(dict(settings), default=str))
+    except SettingsError:
+        return None
+    return cli.command_for(obj, SETTINGS_FILE)
+
+
 def _readme(frames: Mapping[str, pd.DataFrame], figures: Mapping[str, go.Figure], settings: Mapping[str, Any],
             page: str) -> str:
     kind = settings.get("kind", "?")
+    command = rerun_command(settings)
     lines = [
         "safebandit export bundle",
         "",
         f"settings.json   the settings of this run (kind: {kind}); upload it on the app's {page} page",
-        "                (under Restore a run), or run it again with",
-        "                python -m safebandit_core replay --settings settings.json,",
-        "                or pass it to safebandit_core.export.load_settings, to re-create the run",
-        "summary.csv     one row per policy, setting and metric (value, 95 % interval, the paper's value)",
+        "                (under Restore a run) or pass it to safebandit_core.export.load_settings to re-create",
+        "                the run" + (", or run it again with" if command else "")
+        + (" (in the folder holding settings.json)" if command and SETTINGS_FILE in command else ""),
     ]
+    if command:
+        lines.append(f"                {command}")
+    lines.append("summary.csv     one row per policy, setting and metric (value, 95 % interval, the paper's value)")
     lines += [f"rounds/{name}.parquet   per-round tidy frame" for name in frames]
     lines += [f"figures/{name}.html   interactive figure (needs figures/plotly.min.js beside it)" for name in figures]
     return "\n".join(lines) + "\n"
@@ -135,40 +153,34 @@ class Bundle:
     figures: list[str]
 
 
-def _open(data: bytes) -> zipfile.ZipFile:
-    """Open a zip after checking its members' count and uncompressed sizes (no zip bomb is inflated)."""
-    try:
-        zf = zipfile.ZipFile(io.BytesIO(data))
-    except zipfile.BadZipFile:
-        raise SettingsError("file", f"a bundle (zip) holding {SETTINGS_FILE}") from None
-    infos = zf.infolist()
-    if len(infos) > MAX_MEMBERS:
-        raise SettingsError("file", f"a bundle of at most {MAX_MEMBERS:,} files", f"{len(infos):,} files")
-    total = sum(i.file_size for i in infos)
+def _open(data: bytes, name: str) -> zipfile.ZipFile:
+    """Open a zip after checking its members' count and the sizes they state (the sizes are checked again, by
+    counting, as each member is read: :func:`~safebandit_core.uploads.read_member`)."""
+    zf = uploads.open_zip(data, name, "file", MAX_MEMBERS)
+    total = sum(i.file_size for i in zf.infolist())
     if total > MAX_BUNDLE_BYTES:
-        raise SettingsError("file", f"a bundle of at most {MAX_BUNDLE_BYTES // 2**20} MB uncompressed",
-                            f"{total / 2**20:,.0f} MB")
-    for i in infos:
-        if i.filename == SETTINGS_FILE and i.file_size > MAX_SETTINGS_BYTES:
-            raise SettingsError("file", f"a {SETTINGS_FILE} of at most {MAX_SETTINGS_BYTES // 2**20} MB",
-                                f"{i.file_size / 2**20:,.1f} MB")
+        zf.close()
+        raise uploads.UploadError("file", f"{shorten(name)} inflates to {uploads.format_size(total)}; a bundle may "
+                                          f"hold at most {uploads.format_size(MAX_BUNDLE_BYTES)}")
     return zf
 
 
-def _read(zf: zipfile.ZipFile, name: str) -> bytes:
-    try:
-        return zf.read(name)
-    except KeyError:
-        raise SettingsError("file", f"a bundle holding {name}") from None
+def read_bundle(data: bytes, name: str = "the bundle") -> Bundle:
+    """Open a bundle made by :func:`bundle`: every member inflated under a cap, at most :data:`MAX_BUNDLE_BYTES` in
+    all, whatever the headers say."""
+    left = MAX_BUNDLE_BYTES
 
+    def read(member: str, cap: int) -> bytes:
+        nonlocal left
+        out = uploads.read_member(zf, member, name, min(cap, left))
+        left -= len(out)
+        return out
 
-def read_bundle(data: bytes) -> Bundle:
-    """Open a bundle made by :func:`bundle` (sizes checked before anything is inflated)."""
-    with _open(data) as zf:
+    with _open(data, name) as zf:
         names = zf.namelist()
-        settings = parse_json(_read(zf, SETTINGS_FILE))
-        summary = pd.read_csv(io.BytesIO(_read(zf, SUMMARY_FILE)))
-        frames = {n[len("rounds/"):-len(".parquet")]: pd.read_parquet(io.BytesIO(zf.read(n)))
+        settings = parse_json(read(SETTINGS_FILE, MAX_SETTINGS_BYTES), f"{name}: {SETTINGS_FILE}")
+        summary = pd.read_csv(io.BytesIO(read(SUMMARY_FILE, left)))
+        frames = {n[len("rounds/"):-len(".parquet")]: pd.read_parquet(io.BytesIO(read(n, left)))
                   for n in names if n.startswith("rounds/") and n.endswith(".parquet")}
         figures = [n[len("figures/"):-len(".html")] for n in names if n.startswith("figures/") and n.endswith(".html")]
     return Bundle(settings=settings, summary=summary, frames=frames, figures=figures)
@@ -187,17 +199,28 @@ def _depth(obj: Any, limit: int) -> int:
     return deepest
 
 
-def parse_json(data: bytes | str) -> dict[str, Any]:
-    """One JSON object of settings, at most 1 MB and :data:`MAX_JSON_DEPTH` levels deep."""
+def _long_number(text: str, name: str) -> uploads.UploadError:
+    """The error for a JSON integer longer than Python converts, naming the setting that holds it when it can."""
+    limit = sys.get_int_max_str_digits()
+    found = re.search(rf'"((?:[^"\\]|\\.){{1,200}})"\s*:\s*\[?\s*-?\d{{{limit + 1}}}', text)
+    where = f" (in \"{shorten(found.group(1))}\")" if found else ""
+    return uploads.UploadError("file", f"{shorten(name)}: a number with more than {limit:,} digits{where}; "
+                                       "no setting takes one that long")
+
+
+def parse_json(data: bytes | str, name: str = "the settings file") -> dict[str, Any]:
+    """One JSON object of settings, at most :data:`MAX_SETTINGS_BYTES` and :data:`MAX_JSON_DEPTH` levels deep;
+    ``name`` (the file's) begins the message of a number too long to read."""
     size = len(data.encode("utf-8") if isinstance(data, str) else data)
     if size > MAX_SETTINGS_BYTES:
-        raise SettingsError("file", f"a settings file of at most {MAX_SETTINGS_BYTES // 2**20} MB",
-                            f"{size / 2**20:,.1f} MB")
+        raise uploads.too_big("file", shorten(name), size, MAX_SETTINGS_BYTES, "a settings file")
     try:
         text = data.decode("utf-8") if isinstance(data, bytes) else data
         obj = json.loads(text)
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as err:
         raise SettingsError("file", f"a JSON settings file ({str(err)[:80]})") from None
+    except ValueError:  # an integer past sys.get_int_max_str_digits()
+        raise _long_number(text, name) from None
     if not isinstance(obj, dict):
         raise SettingsError("file", "one JSON object of settings")
     if _depth(obj, MAX_JSON_DEPTH) > MAX_JSON_DEPTH:
@@ -223,17 +246,19 @@ def _guess_kind(data: Mapping[str, Any]) -> str:
     return fits[0]
 
 
-def load_settings(data: bytes | str) -> tuple[str, Any]:
+def load_settings(data: bytes | str, name: str = "the settings file") -> tuple[str, Any]:
     """Recognise and validate a settings file: returns ``(kind, settings)``.
 
     ``data`` is the JSON text of a settings file, or a whole bundle (zip), whose ``settings.json``
-    is read. Raises :class:`SettingsError` naming what is wrong (a malformed file, an oversized or
-    too deeply nested one, a zip bomb, included).
+    is read (inflated under a cap, whatever its headers say). Raises :class:`SettingsError` naming what is
+    wrong (a malformed file, an oversized or too deeply nested one, a zip bomb, a damaged zip, included);
+    an :class:`~safebandit_core.uploads.UploadError` about the file itself names it by ``name``.
     """
     if isinstance(data, bytes) and data[:2] == b"PK":
-        with _open(data) as zf:
-            data = _read(zf, SETTINGS_FILE)
-    obj = parse_json(data)
+        with _open(data, name) as zf:
+            data = uploads.read_member(zf, SETTINGS_FILE, name, MAX_SETTINGS_BYTES)
+        name = f"{name}: {SETTINGS_FILE}"
+    obj = parse_json(data, name)
     kind = obj.get("kind") or _guess_kind(obj)
     if kind not in kinds():
         raise SettingsError("kind", "one of " + ", ".join(kinds()), kind)

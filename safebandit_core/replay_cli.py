@@ -21,7 +21,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from . import cli, distributed, progress
+from . import cli, outputs, progress
 from .cli import CliError, check_device, emit, settings_error_line
 from .settings import SettingsError
 
@@ -42,7 +42,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--precision", default="auto", help="auto, float64 or float32 (auto: the device's default)")
     parser.add_argument("--device", default=None, help="cpu, gpu or gpu:N (default: a GPU when present)")
     parser.add_argument("--no-shard", action="store_true", help="keep the run on one device even if several exist")
-    parser.add_argument("--json", action="store_true", help="print exactly one JSON document (a list of rows)")
+    parser.add_argument("--json", action="store_true",
+                        help="print one JSON object: preset, T, seeds, device, precision, seconds, rows, claims")
     parser.add_argument("--out", default=None, metavar="DIR", help="write the export bundle (zip) into DIR")
     parser.add_argument("--report", default=None, metavar="FILE.html",
                         help="write one self-contained HTML report (tables, verdicts, figures; opens offline)")
@@ -53,26 +54,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def check_out_dir(path: str | None) -> Path | None:
-    """Check ``--out`` before running: an existing folder, or a new one whose parent exists."""
-    if path is None:
-        return None
-    p = Path(path)
-    if p.exists() and not p.is_dir():
-        raise CliError(f"error: --out must be a folder (got the file {path!r})")
-    if not p.exists() and not p.parent.is_dir():
-        raise CliError(f"error: --out folder's parent {str(p.parent)!r} does not exist")
-    return p
-
-
-def check_report_file(path: str | None) -> None:
-    """Check ``--report`` before running: a file (not a folder) in an existing folder."""
-    if path is None:
-        return
-    p = Path(path)
-    if p.is_dir():
-        raise CliError(f"error: --report must be a file name (got the folder {path!r})")
-    if not p.parent.is_dir():
-        raise CliError(f"error: --report folder {str(p.parent)!r} does not exist")
+    """Check ``--out`` before running: a writable folder, or a new one whose parent is a writable folder."""
+    return outputs.check_folder(path, "--out")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -86,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
     if args.preset is None:
         raise CliError("error: give --list, or --preset NAME with NAME one of " + ", ".join(presets.NAMES))
     out_dir = check_out_dir(args.out)
-    check_report_file(args.report)
+    outputs.check_file(args.report, "--report", (".html", ".htm"))
     options = cli.distributed_options(args)
     try:
         preset = presets.get(args.preset)
@@ -126,13 +109,13 @@ def _report(args: argparse.Namespace, preset: Any, result: Any, out_dir: Path | 
     if out_dir is not None:
         from .export import preset_bundle
 
-        out_dir.mkdir(exist_ok=True)
-        target = distributed.write_atomic(out_dir / f"{preset.name}_T{T}_seeds{seeds}.zip", preset_bundle(result))
+        outputs.make_folder(out_dir, "--out")
+        target = outputs.write(out_dir / f"{preset.name}_T{T}_seeds{seeds}.zip", preset_bundle(result), "--out")
     if args.report is not None:
         from .device import default_precision
         from .report import preset_report
 
-        distributed.write_atomic(args.report, preset_report(result, default_precision(args.device)).encode())
+        outputs.write(args.report, preset_report(result, default_precision(args.device)).encode(), "--report")
     claims = presets.claim_table(result).drop(columns=["T", "seeds"]).to_dict(orient="records")
     lines = [f"{preset.paper}, {preset.artefact}: {preset.title}",
              f"{seeds} seeds × T = {T:,} on {result.device} in {result.precision}: {result.seconds:.2f} s"]

@@ -29,7 +29,7 @@ from typing import Any
 import pandas as pd
 
 from . import presets, sweep
-from .distributed import write_atomic
+from .outputs import write
 from .settings import SettingsError
 
 CURVE_GRIDS: tuple[tuple[int, str], ...] = ((400, "linear"), (200, "log"))
@@ -69,7 +69,7 @@ def _pin(run: presets.PresetRun, directory: Path) -> None:
             raise SettingsError("resume", f"a folder of this run or a new one (it holds {have})", str(directory))
         return
     directory.mkdir(parents=True, exist_ok=True)
-    write_atomic(path, json.dumps(want, indent=1, sort_keys=True).encode())
+    write(path, json.dumps(want, indent=1, sort_keys=True).encode(), "--resume")
 
 
 def load_cell(directory: Path, c: int) -> CellRecord | None:
@@ -96,11 +96,11 @@ def _save_cell(directory: Path, c: int, result: Any, cell: dict[str, Any]) -> Ce
     record = CellRecord(per_seed=sweep.seed_frame(result), curves=pd.concat(parts, ignore_index=True),
                         seconds=float(result.seconds), device=result.device, precision=result.precision)
     stem = _stem(directory, c)
-    write_atomic(stem.with_suffix(".seeds.parquet"), _parquet(record.per_seed))
-    write_atomic(stem.with_suffix(".curves.parquet"), _parquet(record.curves))
+    write(stem.with_suffix(".seeds.parquet"), _parquet(record.per_seed), "--resume")
+    write(stem.with_suffix(".curves.parquet"), _parquet(record.curves), "--resume")
     info = {"cell": c, "settings": cell, "seconds": record.seconds, "device": record.device,
             "precision": record.precision}
-    write_atomic(stem.with_suffix(".json"), json.dumps(info, indent=1, sort_keys=True).encode())
+    write(stem.with_suffix(".json"), json.dumps(info, indent=1, sort_keys=True).encode(), "--resume")
     return record
 
 

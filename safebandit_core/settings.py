@@ -13,6 +13,23 @@ import math
 from typing import Any, TypeVar
 
 T = TypeVar("T")
+ECHO_CHARS = 60
+"""How much of a value a message repeats: a pasted 100 kB list is named by its start and its length, not echoed."""
+
+
+def shorten(text: str, limit: int = ECHO_CHARS) -> str:
+    """``text`` itself when short, else its first ``limit`` characters, "…" and its length (every echo's cut)."""
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text):,} characters)"
+
+
+def echo(value: Any, limit: int = ECHO_CHARS) -> str:
+    """``repr(value)`` as a message repeats user input: cut by :func:`shorten` (an integer too long to print
+    is named by its number of digits)."""
+    try:
+        text = repr(value)
+    except ValueError:  # an int past sys.get_int_max_str_digits()
+        return f"an integer of about {int(value.bit_length() * math.log10(2)):,} digits"
+    return shorten(text, limit)
 
 
 class SettingsError(ValueError):
@@ -22,7 +39,7 @@ class SettingsError(ValueError):
         self.field = field
         self.allowed = allowed
         self.value = value
-        shown = "" if value is None else f" (got {value!r})"
+        shown = "" if value is None else f" (got {echo(value)})"
         super().__init__(f"{field} must be {allowed}{shown}")
 
 
@@ -73,7 +90,7 @@ def from_dict(cls: type[T], data: dict[str, Any]) -> T:
     data = {k: v for k, v in data.items() if k != "kind"}
     unknown = sorted(set(data) - set(fields))
     if unknown:
-        raise SettingsError(unknown[0], "a known setting of " + cls.__name__ + " (" + ", ".join(fields) + ")")
+        raise SettingsError(shorten(unknown[0]), "a known setting of " + cls.__name__ + " (" + ", ".join(fields) + ")")
     kwargs = {}
     for k, v in data.items():
         kwargs[k] = tuple(v) if isinstance(v, list) else v

@@ -22,10 +22,12 @@ import json
 from pathlib import Path
 from typing import Any
 
-from . import cli, distributed, progress
+from . import cli, outputs, progress
 from .replay_cli import check_out_dir
-from .settings import SettingsError
+from .settings import SettingsError, echo
 
+BUNDLE_PAGE = "Sweeps"
+"""The app's page that takes a sweep bundle back (named in the bundle's README)."""
 HELP = "Run a sweep settings file (a grid over two settings of any model) on one machine or several."
 
 
@@ -41,21 +43,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def load_spec(path: str) -> Any:
     """The validated :class:`~safebandit_core.sweep.SweepSpec` of a settings file; one line naming it otherwise."""
-    from .export import parse_json
+    from .export import MAX_SETTINGS_BYTES, parse_json
     from .sweep import SweepSpec
 
     try:
-        data = parse_json(Path(path).read_bytes())
-    except OSError as err:
-        raise cli.CliError(f"error: --settings cannot read {path!r} ({err.strerror})") from None
+        data = parse_json(outputs.read_capped(path, "--settings", MAX_SETTINGS_BYTES))
     except SettingsError as err:
         raise cli.CliError(f"error: --settings {path}: {err.allowed}") from None
     if data.get("kind") != "sweep":
-        raise cli.CliError(f"error: --settings must be a sweep settings file (kind 'sweep'; got {data.get('kind')!r})")
+        raise cli.CliError("error: --settings must be a sweep settings file "
+                           f"(kind 'sweep'; got {echo(data.get('kind'))})")
     try:
         return SweepSpec.from_dict(data)
     except SettingsError as err:
-        shown = "" if err.value is None else f" (got {err.value!r})"
+        shown = "" if err.value is None else f" (got {echo(err.value)})"
         raise cli.CliError(f"error: --settings {path}: {err.field} must be {err.allowed}{shown}") from None
 
 
@@ -80,12 +81,12 @@ def write_files(out_dir: Path, spec: Any, result: Any, doc: dict[str, Any]) -> l
     from . import export
     from .sweep import cell_summary, round_frame, seed_frame
 
-    out_dir.mkdir(exist_ok=True)
+    outputs.make_folder(out_dir, "--out")
     name = stem(spec)
     frames = {f"cell{i}": round_frame(result, i) for i in range(len(result.cells))}
     if sum(len(f) for f in frames.values()) > export.MAX_BUNDLE_ROWS:
         frames = {"per_seed": seed_frame(result)}
-    zipped = export.bundle(frames, cell_summary(result), spec.to_dict(), {}, page="Synthetic experiments",
+    zipped = export.bundle(frames, cell_summary(result), spec.to_dict(), {}, page=BUNDLE_PAGE,
                            device=result.device, precision=result.precision)
     table = io.BytesIO()
     seed_frame(result).to_parquet(table, index=False)
@@ -93,7 +94,7 @@ def write_files(out_dir: Path, spec: Any, result: Any, doc: dict[str, Any]) -> l
     doc = {**doc, "files": [str(f) for f in files]}
     for path, data in zip(files, (json.dumps(doc, default=_plain, indent=1).encode(), table.getvalue(), zipped),
                           strict=True):
-        distributed.write_atomic(path, data)
+        outputs.write(path, data, "--out")
     return doc["files"]
 
 

@@ -16,10 +16,10 @@ from typing import Any, Generic, TypeVar
 
 import streamlit as st
 
-from safebandit_core import export
-from safebandit_core.settings import SettingsError
+from safebandit_core import export, uploads
+from safebandit_core.settings import SettingsError, echo
 
-from . import shell
+from . import links, shell
 
 S = TypeVar("S")
 
@@ -49,22 +49,22 @@ def slider(controls: Mapping[str, Control], field: str, help: str) -> float:
     """A float slider for a settings field, bound to the URL."""
     c = controls[field]
     fmt = c.fmt or ("%.3f" if c.step < 0.01 else "%.2f")
-    return st.slider(c.label, float(c.lo), float(c.hi), float(c.default), float(c.step), key=c.key,
-                     bind="query-params", help=help, format=fmt)
+    return links.bound(st.slider, c.label, float(c.lo), float(c.hi), float(c.default), float(c.step),
+                       key=c.key, help=help, format=fmt)
 
 
 def integer(controls: Mapping[str, Control], field: str, help: str) -> int:
     """An integer input for a settings field, bound to the URL."""
     c = controls[field]
-    return int(st.number_input(c.label, int(c.lo), int(c.hi), int(c.default), int(c.step), key=c.key,
-                               bind="query-params", help=help))
+    return int(links.bound(st.number_input, c.label, int(c.lo), int(c.hi), int(c.default), int(c.step),
+                           key=c.key, help=help))
 
 
 def number(controls: Mapping[str, Control], field: str, help: str) -> float:
     """A float input for a settings field, bound to the URL."""
     c = controls[field]
-    return float(st.number_input(c.label, float(c.lo), float(c.hi), float(c.default), float(c.step), key=c.key,
-                                 bind="query-params", help=help))
+    return float(links.bound(st.number_input, c.label, float(c.lo), float(c.hi), float(c.default), float(c.step),
+                             key=c.key, help=help))
 
 
 def runs_controls(controls: Mapping[str, Control]) -> tuple[int, int]:
@@ -130,16 +130,18 @@ def restore_from_upload(form: SettingsForm[Any]) -> None:
     if file is None:
         st.session_state.pop(form.message_key, None)
         return
-    if file.size > export.MAX_BUNDLE_BYTES:
-        limit = export.MAX_BUNDLE_BYTES // 2**20
-        st.session_state[form.message_key] = ("error", f"{file.name} is {file.size / 2**20:,.0f} MB; a settings "
-                                                       f"file or bundle may be at most {limit} MB.")
+    if file.size > uploads.MAX_UPLOAD_BYTES:
+        message = str(uploads.too_big("file", file.name, file.size, uploads.MAX_UPLOAD_BYTES, "a settings file or zip"))
+        st.session_state[form.message_key] = ("error", message + ".")
         return
     try:
-        kind, s = export.load_settings(file.getvalue())
+        kind, s = export.load_settings(file.getvalue(), file.name)
         if kind not in form.kinds:
             raise ValueError(f"these are settings of the {kind!r} kind, not of {form.model}")
         values = _control_values(form, s)
+    except uploads.UploadError as err:  # names the file itself
+        st.session_state[form.message_key] = ("error", error_text(err, form.label))
+        return
     except SettingsError as err:
         st.session_state[form.message_key] = ("error", f"{file.name}: {error_text(err, form.label)}")
         return
@@ -161,7 +163,7 @@ def restore_section(form: SettingsForm[Any]) -> None:
     """The *Restore a run* uploader and the message its last upload left."""
     st.markdown("**Restore a run**")
     st.file_uploader("Settings JSON or zip saved by this page", type=["json", "zip"], key=form.upload_key,
-                     on_change=restore_from_upload, args=(form,),
+                     on_change=restore_from_upload, args=(form,), max_upload_size=uploads.MAX_UPLOAD_MB,
                      help="Restores every control (and the base seed) from the file, or from the settings in a "
                           "zip made by *Everything (zip)*.")
     message = st.session_state.get(form.message_key)
@@ -171,9 +173,11 @@ def restore_section(form: SettingsForm[Any]) -> None:
 
 def error_text(err: SettingsError, label: Callable[[str], str] = str) -> str:
     """A settings error in words: the field by its label, what is allowed, and what it is now."""
+    if isinstance(err, uploads.UploadError):
+        return f"{err}."
     if err.field == "file":
         return f"must be {err.allowed}. Upload a settings file or a zip saved by this app."
-    shown = "" if err.value is None else f" (now {err.value!r})"
+    shown = "" if err.value is None else f" (now {echo(err.value)})"
     return f"**{label(err.field)}** must be {err.allowed}{shown}."
 
 

@@ -15,9 +15,9 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from safebandit_core import captions, sweep
+from safebandit_core import captions, sweep, uploads
 
-from . import forms, shell, store
+from . import forms, links, shell, store
 
 V = TypeVar("V")
 
@@ -64,8 +64,9 @@ def zoom_row(slots: dict[str, Any], key: str, note: str) -> float:
     """*The exploration phase, enlarged*: the ``zoom`` slot, the zoom slider (``key``) and ``note``; the share (%)."""
     right = chart_row(slots, "zoom", "The exploration phase, enlarged")
     with right:
-        zoom = st.slider("Zoom: first … % of the rounds", 1, 50, 10, 1, key=key, bind="query-params",
-                         help="The One-size-fits-all paper zooms on the first rounds, where the policies differ most.")
+        zoom = links.bound(st.slider, "Zoom: first … % of the rounds", 1, 50, 10, 1, key=key,
+                           help="The One-size-fits-all paper zooms on the first rounds, where the policies differ "
+                                "most.")
         st.markdown(note)
     return float(zoom)
 
@@ -115,8 +116,9 @@ def conservative_summary(policy: Iterable[str], summary: pd.DataFrame, regret: s
 
 
 def upload_limit_mb() -> int:
-    """The largest upload the server takes, in MB (``server.maxUploadSize``), which pages also check themselves."""
-    return int(st.get_option("server.maxUploadSize"))
+    """The largest upload a page takes, in MB (:data:`safebandit_core.uploads.MAX_UPLOAD_MB`: the uploaders'
+    ``max_upload_size=``, ``server.maxUploadSize`` and the command line's limit), which pages also check themselves."""
+    return uploads.MAX_UPLOAD_MB
 
 
 def upload_problem(file: Any) -> str | None:
@@ -125,10 +127,10 @@ def upload_problem(file: Any) -> str | None:
     The size comes from the upload's own record, so an oversized file is turned away without being read;
     the file's type is the uploader's ``type=`` filter (Streamlit refuses other extensions itself).
     """
-    limit = upload_limit_mb()
-    if file.size > limit * 2**20:
-        return (f"**{file.name}** is {file.size / 2**20:,.1f} MB; an upload may be at most {limit} MB here. "
-                "Larger files run with the command line instead.")
+    limit = upload_limit_mb() * uploads.MB
+    if file.size > limit:
+        return (f"**{file.name}** is {uploads.format_size(file.size)}; an upload may be at most "
+                f"{uploads.format_size(limit)} here. Larger files run with the command line instead.")
     if file.size == 0:
         return f"**{file.name}** is empty: upload the file again."
     return None
@@ -188,8 +190,8 @@ def derived_slider(controls: Mapping[str, forms.Control], field: str, derived: f
     the slider is live, starting at the derived value, and its value is returned.
     """
     st.session_state[f"{toggle_key}_derived"] = (field, derived)
-    auto = st.toggle(toggle_label, value=True, key=toggle_key, bind="query-params", on_change=_start_at_derived,
-                     args=(controls, toggle_key), help=toggle_help)
+    auto = links.bound(st.toggle, toggle_label, value=True, key=toggle_key, on_change=_start_at_derived,
+                       args=(controls, toggle_key), help=toggle_help)
     if not auto:
         return forms.slider(controls, field, help)
     c = controls[field]
@@ -208,8 +210,8 @@ def horizon_picker(T: int, seeds: int, policies: int, key: str, max_rows: int, m
     policy-rounds (the horizons sum to under twice the longest) and no horizon passes ``max_T``.
     """
     cap = max(1, min(max_T, max_rows // (2 * seeds * policies)))
-    factor = st.select_slider("Longest horizon", HORIZON_FACTORS, value=HORIZON_FACTORS[-1], key=key,
-                              format_func=lambda k: f"{k} × T = {min(cap, k * T):,}", bind="query-params",
-                              help=f"At most {cap:,} rounds with {seeds} seeds and {policies} policies.")
+    factor = links.bound(st.select_slider, "Longest horizon", HORIZON_FACTORS, value=HORIZON_FACTORS[-1], key=key,
+                         format_func=lambda k: f"{k} × T = {min(cap, k * T):,}",
+                         help=f"At most {cap:,} rounds with {seeds} seeds and {policies} policies.")
     longest = min(cap, factor * T)
     return sweep.horizon_grid(longest, step=max(1, longest // 100))

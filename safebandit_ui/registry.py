@@ -7,11 +7,12 @@ Sections appear in the order of :data:`SECTIONS`; a section without pages is lef
 from __future__ import annotations
 
 import dataclasses
-from pathlib import Path
 
 import streamlit as st
 
-ROOT = Path(__file__).resolve().parent.parent
+from .approot import app_root
+
+ROOT = app_root()
 SECTIONS: tuple[str, ...] = ("", "Models", "Paper replays", "Teach", "About")
 
 

@@ -21,7 +21,7 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from safebandit_core import device
 
-from . import registry
+from . import links, registry
 
 DEVICE_KEY = "device"
 PRECISION_KEY = "precision"
@@ -74,9 +74,9 @@ def render_sidebar() -> RunContext:
     default_id = infos[0].id
     asked = str(st.query_params.get(PRESENT_KEY, "")).lower() in PRESENT_WORDS  # the toggle's own form: =true
     with st.sidebar:
-        present = st.toggle("Presentation mode", key=PRESENT_KEY, bind="query-params",
-                            help="One screen per model for a talk or a projector: large panels, one headline, "
-                                 "no controls but the model and the audience's scenario.")
+        present = links.bound(st.toggle, "Presentation mode", key=PRESENT_KEY,
+                              help="One screen per model for a talk or a projector: large panels, one headline, "
+                                   "no controls but the model and the audience's scenario.")
         linked = any(k in st.query_params for k in (PRECISION_KEY, SEED_KEY))
         expert = st.toggle("Expert settings", value=linked, key=EXPERT_KEY,
                            help="Show the compute settings (device, precision, base seed) and each page's estimation "
@@ -88,13 +88,11 @@ def render_sidebar() -> RunContext:
                          on_change=_reset_precision,
                          help="Where the simulations run. A GPU is listed first when there is one.")
             default_precision = device.PRECISIONS.index(device.default_precision(default_id))
-            st.selectbox("Precision", device.PRECISIONS, index=default_precision, key=PRECISION_KEY,
-                         bind="query-params",
-                         help="float64 is the default on a CPU, float32 on a GPU (faster, slightly less exact).")
-            st.number_input("Base seed", min_value=0, max_value=MAX_BASE_SEED, value=0, step=1, key=SEED_KEY,
-                            bind="query-params",
-                            help="Seed i of a run uses the random stream base seed + i; the same seed gives the "
-                                 "same run.")
+            links.bound(st.selectbox, "Precision", device.PRECISIONS, index=default_precision, key=PRECISION_KEY,
+                        help="float64 is the default on a CPU, float32 on a GPU (faster, slightly less exact).")
+            links.bound(st.number_input, "Base seed", min_value=0, max_value=MAX_BASE_SEED, value=0, step=1,
+                        key=SEED_KEY, help="Seed i of a run uses the random stream base seed + i; the same seed "
+                                           "gives the same run.")
         if not expert:
             st.html(HIDE_COMPUTE)
             ctx = current()

@@ -1,8 +1,12 @@
 """One process-wide result store: a run is computed once per settings and shared by every session.
 
 A classroom of 30 opening the same page with the default settings computes once: results are
-keyed by the run's settings (kind included), device and precision, kept in a bounded LRU, and
-returned as plain data (numpy arrays and frames, never JAX arrays). A request for a run that
+keyed by the run's settings (kind included), device and precision, kept in an LRU bounded in bytes
+(:func:`budget_bytes`: ``SAFEBANDIT_STORE_MB``, else an eighth of the machine's memory, at most
+2 GB) and in entries, and returned as plain data (numpy arrays and frames, never JAX arrays).
+Each entry is measured (:func:`safebandit_core.battery.cache.nbytes`) when stored and again when read,
+since a run derives some outputs on first read; the least recently used go first, and a run larger
+than the whole budget is handed to its caller but not kept. A request for a run that
 another session is computing right now waits for it instead of computing it again. Runs above a
 size threshold are *heavy*: at most :data:`HEAVY_SLOTS` of them compute at once across the
 server, the others wait their turn with a visible message, so one session's paper-size replay
@@ -14,35 +18,80 @@ from __future__ import annotations
 import collections
 import dataclasses
 import json
+import os
+import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import streamlit as st
 
 from safebandit_core import settings as core_settings
+from safebandit_core.battery.cache import nbytes
 
 MAX_ENTRIES = 48
+BUDGET_ENV = "SAFEBANDIT_STORE_MB"
+BUDGET_SHARE, BUDGET_FLOOR_MB, BUDGET_CAP_MB = 8, 256, 2048
+"""Without ``SAFEBANDIT_STORE_MB`` the store may hold 1/8 of the machine's memory, at least 256 MB (a small machine
+still keeps a few default runs) and at most 2 GB."""
 HEAVY_SLOTS = 1
 HEAVY_WORK = 30_000_000
 """Policy-rounds (× d for the dose model's d×d work, see :func:`work`) above which a run is heavy."""
 
 
+def physical_bytes() -> int | None:
+    """The memory this process may use: the machine's, or its container's limit where that is lower (None: unknown)."""
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        total = None
+    try:
+        with open("/sys/fs/cgroup/memory.max") as f:
+            limit = f.read().strip()
+        if limit.isdigit():
+            total = min(int(limit), total or int(limit))
+    except OSError:
+        pass
+    return total
+
+
+def budget_bytes(environ: Mapping[str, str] = os.environ) -> int:
+    """The store's budget in bytes: ``SAFEBANDIT_STORE_MB`` (a whole number of MB), else 1/8 of the memory
+    (:func:`physical_bytes`) within [256 MB, 2 GB]. A bad setting is named on stderr and the default used."""
+    machine = physical_bytes()
+    default_mb = BUDGET_CAP_MB if machine is None else min(BUDGET_CAP_MB, max(BUDGET_FLOOR_MB,
+                                                                              machine // BUDGET_SHARE // 2**20))
+    text = environ.get(BUDGET_ENV, "").strip()
+    if not text:
+        return default_mb * 2**20
+    top = (machine or 2**50) // 2**20
+    if not text.isdigit() or not 1 <= int(text) <= top:
+        shown = text if len(text) <= 24 else text[:24] + "…"
+        print(f"{BUDGET_ENV}={shown} ignored: it is a whole number of MB from 1 to {top:,}; "
+              f"the result store keeps up to {default_mb:,} MB.", file=sys.stderr)
+        return default_mb * 2**20
+    return int(text) * 2**20
+
+
 @dataclasses.dataclass
 class Entry:
-    """A finished run and how long it took to compute the first time."""
+    """A finished run, how long it took to compute the first time and the bytes it holds."""
 
     value: Any
     seconds: float
     hits: int = 0
+    nbytes: int = 0
 
 
 class Store:
-    """A bounded, thread-safe LRU of finished runs with one lock per key being computed."""
+    """A thread-safe LRU of finished runs, bounded in bytes (``max_bytes``) and entries, with one lock per key
+    being computed."""
 
-    def __init__(self, max_entries: int = MAX_ENTRIES, heavy_slots: int = HEAVY_SLOTS) -> None:
+    def __init__(self, max_entries: int = MAX_ENTRIES, heavy_slots: int = HEAVY_SLOTS,
+                 max_bytes: int | None = None) -> None:
         self.max_entries = max_entries
+        self.max_bytes = budget_bytes() if max_bytes is None else int(max_bytes)
         self._entries: collections.OrderedDict[str, Entry] = collections.OrderedDict()
         self._lock = threading.Lock()
         self._computing: dict[str, threading.Event] = {}
@@ -63,14 +112,34 @@ class Store:
             old = self.rates.get(kind)
             self.rates[kind] = rate if old is None else 0.5 * (old + rate)
 
+    @property
+    def nbytes(self) -> int:
+        """The bytes held now, as last measured (at most ``max_bytes``)."""
+        with self._lock:
+            return sum(e.nbytes for e in self._entries.values())
+
+    def _fit(self) -> None:
+        """Drop the least recently used entries until both bounds hold (call with the lock held)."""
+        total = sum(e.nbytes for e in self._entries.values())
+        while self._entries and (total > self.max_bytes or len(self._entries) > self.max_entries):
+            _, gone = self._entries.popitem(last=False)
+            total -= gone.nbytes
+
     def peek(self, key: str) -> Entry | None:
-        """The stored entry for ``key`` (counted as a hit), or None."""
+        """The stored entry for ``key`` (counted as a hit, and measured again: a run grows when its derived
+        outputs are first read), or None."""
         with self._lock:
             entry = self._entries.get(key)
-            if entry is not None:
-                self._entries.move_to_end(key)
-                entry.hits += 1
-            return entry
+            if entry is None:
+                return None
+            self._entries.move_to_end(key)
+            entry.hits += 1
+        size = nbytes(entry.value)
+        with self._lock:
+            if size != entry.nbytes and self._entries.get(key) is entry:
+                entry.nbytes = size
+                self._fit()
+        return entry
 
     def get_or_compute(self, key: str, compute: Callable[[], Any], *, heavy: bool = False,
                        on_wait: Callable[[str], None] | None = None) -> tuple[Entry, bool]:
@@ -110,12 +179,13 @@ class Store:
             finally:
                 if heavy:
                     self._heavy.release()
+            entry.nbytes = nbytes(value)
             with self._lock:
-                self._entries[key] = entry
-                self._entries.move_to_end(key)
-                while len(self._entries) > self.max_entries:
-                    self._entries.popitem(last=False)
                 self.computed += 1
+                if entry.nbytes <= self.max_bytes:  # a larger one goes to this caller only
+                    self._entries[key] = entry
+                    self._entries.move_to_end(key)
+                    self._fit()
             return entry, False
         finally:
             with self._lock:

@@ -8,10 +8,16 @@ screen, a board demo's opening), on the default device and puts the results into
 compilation cache (:func:`safebandit_core.device.enable_compile_cache`) a restarted server reads the
 compiled functions back from disk instead of compiling them again. When it is done it prints one
 line, :data:`DONE`, to the server's log.
+
+The thread stops cleanly with its process: :func:`stop` (registered with :mod:`atexit`, and called by
+:mod:`.serve` when Streamlit returns after Ctrl-C or SIGTERM) sets a flag the thread reads between jobs
+and waits for the job in flight. Without it an interpreter that finalises while the daemon thread is
+inside an XLA compile aborts ("terminate called ... FATAL: exception not rethrown", exit 134).
 """
 
 from __future__ import annotations
 
+import atexit
 import dataclasses
 import os
 import threading
@@ -25,6 +31,10 @@ from . import store
 OFF_ENV = "SAFEBANDIT_WARMUP"
 """``SAFEBANDIT_WARMUP=0`` turns the warm-up off (the test suite does, so tests time only what they run)."""
 DONE = "safebandit: warm-up finished"
+JOIN_S = 60.0
+"""How long exit waits for the job in flight. One job is one model's default run: a few seconds on a 2-core
+machine when compiled from scratch (the whole warm-up takes about 15 s then, 4 s with the compile cache warm),
+so the wait is always long enough in practice; the bound only keeps a wedged job from holding exit forever."""
 SKIP = ("battery",)
 """Families whose page needs more than its settings (a fitted data set); the page compiles them on first use."""
 
@@ -54,11 +64,19 @@ def presentation(device_id: str) -> list[tuple[str, Any]]:
     return [(f"present:{sc.key}", sc.settings(0, precision)) for sc in first.values()]
 
 
-def _warm(device_id: str, status: dict[str, Any]) -> None:
+_STOP = threading.Event()
+"""Set by :func:`stop`: the warm-up starts no further job."""
+
+
+def _warm(device_id: str, status: dict[str, Any], halt: threading.Event = _STOP) -> None:
+    """Run each warm-up job in turn into the shared store, until all are done or ``halt`` is set."""
     start_time = time.perf_counter()
     shared = store.store()
     jobs = [(type(s).KIND, s) for s in defaults(device_id)] + presentation(device_id)
     for kind, s in jobs:
+        if halt.is_set():
+            status["stopped"] = True
+            break
         status["now"] = kind
         try:
             shared.get_or_compute(store.key_of(s, device_id), lambda s=s: families.run(s, device_id))
@@ -67,12 +85,15 @@ def _warm(device_id: str, status: dict[str, Any]) -> None:
             status["failed"][kind] = str(err)
     status["now"] = None
     status["seconds"] = time.perf_counter() - start_time
+    if status.get("stopped"):
+        return
     failed = f"; failed: {', '.join(status['failed'])}" if status["failed"] else ""
     print(f"{DONE} in {status['seconds']:.1f} s ({', '.join(status['done'])}){failed}", flush=True)
 
 
 _LOCK = threading.Lock()
 _STATUS: dict[str, Any] = {}
+_THREAD: list[threading.Thread] = []
 
 
 def start() -> dict[str, Any]:
@@ -83,5 +104,17 @@ def start() -> dict[str, Any]:
         _STATUS.update({"done": [], "failed": {}, "now": None, "cache": device.COMPILE_CACHE})
         if os.environ.get(OFF_ENV, "1") != "0":
             dev = device.default_device_id()
-            threading.Thread(target=_warm, args=(dev, _STATUS), name="safebandit-warmup", daemon=True).start()
+            thread = threading.Thread(target=_warm, args=(dev, _STATUS), name="safebandit-warmup", daemon=True)
+            _THREAD.append(thread)
+            atexit.register(stop)  # registered after JAX's exit hook (which clears the backends): runs before it
+            thread.start()
         return _STATUS
+
+
+def stop(timeout: float = JOIN_S) -> bool:
+    """Start no further warm-up job and wait up to ``timeout`` s for the one in flight; True once it has ended
+    (or none was started). Safe to call more than once, from atexit and from :mod:`.serve`."""
+    _STOP.set()
+    for thread in _THREAD:
+        thread.join(timeout)
+    return not any(t.is_alive() for t in _THREAD)

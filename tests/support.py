@@ -1,4 +1,5 @@
-"""Helpers shared by tests: running a script in a fresh process with several forced host devices."""
+"""Helpers shared by tests: running a script in a fresh process with several forced host devices, and comparing
+floats that come out of reductions whose order a machine or a compiled shape may change."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ import os
 import subprocess
 import sys
 from typing import Any
+
+import numpy as np
 
 from tests.conftest import ROOT
 
@@ -20,3 +23,23 @@ def run_with_host_devices(script: str, devices: int, timeout: float = 300) -> An
                          timeout=timeout)
     assert out.returncode == 0, out.stderr[-3000:]
     return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def reduction_rtol(n_terms: int, dtype: Any = np.float64) -> float:
+    """The relative tolerance of a value reached through ``n_terms`` rounded additions (a sum of that many terms; for
+    a run, the rounds times the terms of each round's largest reduction, since every round reads sums over the
+    earlier ones). Higham's bound for a recursive sum is (n − 1)·u·Σ|x| with u = eps/2; two evaluations in different
+    orders (another CPU's SIMD width, XLA's grouping for a batched, padded or sharded shape, FMA or not) can each be
+    off by it, so they differ by at most n·eps·Σ|x|. A real change to a computation moves it by far more."""
+    return max(int(n_terms), 1) * float(np.finfo(dtype).eps)
+
+
+def assert_close_sum(actual: Any, expected: Any, n_terms: int, dtype: Any = np.float64, scale: float | None = None,
+                     err_msg: str = "") -> None:
+    """``actual`` equals ``expected`` up to the reordering of a reduction of ``n_terms`` terms in ``dtype``, measured
+    against ``scale`` (Σ|x| of the terms; by default the largest |expected|, right when the terms share a sign).
+    Norm-wise, not element-wise: an entry near 0 after cancellation is held to the size of the sums, not its own."""
+    want = np.asarray(expected, dtype=np.float64)
+    got = np.asarray(actual, dtype=np.float64)
+    size = float(np.max(np.abs(want))) if scale is None and want.size else float(scale or 0.0)
+    np.testing.assert_allclose(got, want, rtol=0, atol=reduction_rtol(n_terms, dtype) * size, err_msg=err_msg)

@@ -24,7 +24,7 @@ HELP = "NASA Li-ion battery replay (seed 000 sec. 7): fit half a NASA file, repl
 
 _FLAGS = {"dim": "--dim", "T": "--T", "tau": "--tau", "seeds": "--seeds", "fit_lam": "--fit-lam", "lam": "--lam",
           "delta": "--delta", "delta_prime": "--delta-prime", "eps": "--eps", "base_seed": "--base-seed",
-          "precision": "--precision", "policies": "--policy", "path": "--data"}
+          "precision": "--precision", "policies": "--policy", "file": "--data", "path": "--data"}
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

@@ -44,22 +44,22 @@ import pandas as pd
 
 from .. import model as M
 from .. import runner
-from ..dose.settings import MAX_D, DoseSettings, first_safe_dose
+from ..dose.settings import DoseSettings, first_safe_dose
 from ..logged import replay as replay_core
 from ..logged.replay import FINAL_SHARE, GRID_AXES, MAX_CONTEXT_BYTES, REFRESH_EVERY, TRACED, check_context_bytes
-from ..settings import SettingsError, check_int_range, check_positive
+from ..settings import SettingsError
 from . import cache
 from .embed import CachedEmbedder, Embedder, make_embedder
 from .fit import BatteryProblem, build_battery_problem
 from .loader import BatteryDataError, load_embedded, load_steps
-from .settings import DEFAULT_DIM, DEFAULT_FIT_LAM, MAX_REPLAY_T, BatteryReplaySettings
+from .settings import MAX_REPLAY_T, BatteryReplaySettings
 
 Data = str | os.PathLike[str] | BinaryIO | bytes | pd.DataFrame | None
 
 EMBEDDED_LABEL = "NASA RW26 (embedded per-step table)"
 __all__ = ["EMBEDDED_LABEL", "FAMILY", "FINAL_SHARE", "GRID_AXES", "MAX_CONTEXT_BYTES", "REFRESH_EVERY", "TRACED",
            "BatteryRun", "check_context_bytes", "check_contexts_fit", "contexts", "dose_settings", "family_for",
-           "first_dose_regret", "fit_frame", "fit_problem", "fitted", "load_source", "policy_rows", "prepare",
+           "first_dose_regret", "fit_frame", "fitted", "load_source", "policy_rows", "prepare",
            "replay", "run_replay", "summary_row", "with_tau"]
 
 
@@ -119,17 +119,6 @@ def _fit(steps: pd.DataFrame, key: tuple[Hashable, ...], dim: int, embedder: str
     name = embedder if isinstance(embedder, str) else (embedder.name, embedder.dim, getattr(embedder, "seed", None))
     return cache.MEMO.get(("problem", key, name, dim, float(fit_lam)), lambda: build_battery_problem(
         steps, dim=dim, embedder=CachedEmbedder(make_embedder(embedder, dim=dim)), lam=fit_lam))
-
-
-def fit_problem(steps: pd.DataFrame, *, dim: int = DEFAULT_DIM, embedder: str | Embedder = "hash",
-                fit_lam: float = DEFAULT_FIT_LAM) -> BatteryProblem:
-    """Embed the JSON windows and fit θ*, μ* on the first half (memoised per table, embedder, ``dim``, ridge).
-
-    ``dim`` applies to the hash embedder; a sentence-transformers model keeps its own size.
-    """
-    check_int_range("dim", dim, 1, MAX_D)
-    check_positive("fit_lam", fit_lam)
-    return _fit(steps, _table_key(steps), dim, embedder, fit_lam)
 
 
 def fitted(settings: BatteryReplaySettings, data: Data = None) -> tuple[BatteryProblem, str]:

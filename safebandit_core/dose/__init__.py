@@ -4,14 +4,14 @@
 - :mod:`.env`: the environment (contexts, noises, the feedback rule, the clairvoyant);
 - :mod:`.policies`: the three policies as one :class:`~safebandit_core.model.Policy`;
 - :mod:`.curves`: dose curves g and their inverses;
-- :mod:`.family`: the :class:`~safebandit_core.model.Family`, ``run_on_stream`` (one policy on an
-  explicit stream) and ``simulate_on_contexts`` (a fitted real-data model).
+- :mod:`.family`: the :class:`~safebandit_core.model.Family` and ``run_on_stream`` (one policy on an
+  explicit stream).
 """
 
 from .curves import KINDS as CURVE_KINDS
-from .family import FAMILY, draw_stream, run_on_stream, simulate_on_contexts
+from .family import FAMILY, draw_stream, run_on_stream
 from .policies import LABELS, NAMES
 from .settings import DoseSettings, warnings_for
 
 __all__ = ["CURVE_KINDS", "FAMILY", "LABELS", "NAMES", "DoseSettings", "draw_stream", "run_on_stream",
-           "simulate_on_contexts", "warnings_for"]
+           "warnings_for"]

@@ -12,7 +12,7 @@ from ..settings import SettingsError
 from .curves import KINDS
 from .family import FAMILY
 from .policies import NAMES
-from .settings import DoseSettings, warnings_for
+from .settings import MAX_D, MAX_SEEDS, MAX_T, DoseSettings, warnings_for
 
 HELP = "Heteroscedastic dose model (seed 000): HPC-UCB, On-Expectation, eps-Greedy."
 
@@ -25,8 +25,8 @@ def add_rule_arguments(p: argparse.ArgumentParser, d: Any, base_seed_help: str =
     """The flags every dose-type command shares (policy, size, the safety rule, noise, ε, seeds, curve, device,
     output), with ``d``'s values as defaults; the ``dose`` and ``nonlinear`` commands add their own."""
     p.add_argument("--policy", default="hpucb", help=f"one of {', '.join(NAMES)}, or 'all' (default hpucb)")
-    p.add_argument("--d", type=int, default=d.d, help="context dimension d >= 1")
-    p.add_argument("--T", type=int, default=d.T, help="rounds T >= 1")
+    p.add_argument("--d", type=int, default=d.d, help=f"context dimension d in [1, {MAX_D}]")
+    p.add_argument("--T", type=int, default=d.T, help=f"rounds T in [1, {MAX_T:,}]")
     p.add_argument("--tau", type=float, default=d.tau, help="safety threshold tau > 0")
     p.add_argument("--delta", type=float, default=d.delta, help="violation probability delta in (0,1)")
     p.add_argument("--delta-prime", type=float, default=d.delta_prime, help="estimation confidence in (0,1)")
@@ -34,7 +34,7 @@ def add_rule_arguments(p: argparse.ArgumentParser, d: Any, base_seed_help: str =
     p.add_argument("--kappa-r", type=float, default=None, help="reward noise std, overrides --noise")
     p.add_argument("--kappa-c", type=float, default=None, help="cost noise std, overrides --noise")
     p.add_argument("--eps", type=float, default=d.eps, help="epsilon of eps-Greedy in [0,1]")
-    p.add_argument("--seeds", type=int, default=d.seeds, help="number of seeds >= 1")
+    p.add_argument("--seeds", type=int, default=d.seeds, help=f"number of seeds in [1, {MAX_SEEDS:,}]")
     p.add_argument("--base-seed", type=int, default=d.base_seed, help=base_seed_help)
     p.add_argument("--g", default=d.g, help=f"dose curve: {', '.join(KINDS)}")
     p.add_argument("--g-power", type=float, default=d.g_power, help="exponent p of the power curve, in [0.1, 10]")

@@ -2,14 +2,12 @@
 
 All chosen policies (HPC-UCB, On-Expectation, ε-Greedy) are ONE lane: the same policy function
 vmapped over their traced numbers (:mod:`.policies`), so they see the same draws in one scan.
-:func:`run_on_stream` replays one policy on an explicit stream through the very same model,
-and :func:`simulate_on_contexts` runs on given contexts and truth (a fitted real-data model).
+:func:`run_on_stream` replays one policy on an explicit stream through the very same model.
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator
 from typing import Any
 
 import jax
@@ -107,30 +105,6 @@ FAMILY = M.Family(
     on_stream=lambda s, p, st: _on_stream(s, p, st),
     baseline_name="",
 )
-
-
-def simulate_on_contexts(s: DoseSettings, X: Any, theta: Any, mu: Any, device: str | None = None,
-                         chunk: int | None = None) -> Iterator[M.Run]:
-    """Every policy × seed on GIVEN contexts and truth (T×d, d, d), with noises drawn per seed.
-
-    This is the replay of a fitted real-data model (the battery experiment): the contexts are the
-    data's, the rewards and costs come from θ, μ with Gaussian noise of std κ_r, κ_c.
-    """
-    s = s.validate()
-    X = np.asarray(X)
-    if X.shape != (s.T, s.d):
-        raise SettingsError("X", f"an array of shape (T, d) = ({s.T}, {s.d})", X.shape)
-    FAMILY.check_fits(s, device)
-    precision = FAMILY.precision_of(s, device)
-    dtype = dev.dtype_of(precision)
-    zeros = jnp.zeros((s.T,), dtype)
-    stream = Stream(jnp.asarray(X, dtype), zeros, zeros, zeros, jnp.asarray(theta, dtype), jnp.asarray(mu, dtype))
-    model = make_model(s.d, s.g, s.refresh_every, precision, "contexts", len(s.policies))
-    keys = runner.seed_keys(s.base_seed, s.seeds)
-    described = dev.describe(device)
-    for chunk_ in runner.run_chunks(model, params(s, precision, stream), keys, s.T, chunk=chunk, device=device):
-        yield M.Run(family=FAMILY, settings=s, policies=tuple(s.policies), raw=chunk_.outputs,
-                    t_done=chunk_.t_done, device=described, precision=precision, seconds=0.0)
 
 
 def run_on_stream(policy: str, X: Any, xi_r: Any, xi_c: Any, theta: Any, mu: Any, *, tau: float, delta: float,

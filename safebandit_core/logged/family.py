@@ -54,9 +54,9 @@ def example_truth() -> dict[str, Any]:
 
 def read(data: bytes, name: str) -> RawTable:
     """The table in a file's bytes (or in a bundle's ``data.json``), memoised by content hash."""
-    data = read_bytes(data)
+    data = read_bytes(data, name=name)
     if data[:2] == b"PK":
-        name, data = unbundle(data)
+        name, data = unbundle(data, name=name)
     digest = digest_of(data)
     return MEMO.get(("logged-raw", digest), lambda: RawTable(parse_table(data), name, digest, len(data)))
 
@@ -75,7 +75,8 @@ def load(settings: LoggedSettings, data: Data = None) -> RawTable:
         raw = read(example_bytes(), EXAMPLE_FILE)
     elif data is None and settings.source == "path":
         path = os.fspath(settings.path or "")
-        raw = MEMO.get(_path_key(path), lambda: read(read_bytes(path), os.path.basename(path)))  # size checked first
+        raw = MEMO.get(_path_key(path), lambda: read(read_bytes(path, name=os.path.basename(path)),
+                                                             os.path.basename(path)))  # size checked first
     elif data is None:
         def unseen() -> RawTable:
             raise SettingsError("data", f"given again: these settings replay {settings.file or 'an uploaded file'} "
@@ -88,7 +89,7 @@ def load(settings: LoggedSettings, data: Data = None) -> RawTable:
         raw = MEMO.get(("logged-raw", digest), lambda: read_table(data, settings.file))
     else:
         name = settings.file or os.path.basename(str(getattr(data, "name", "") or "")) or "an uploaded file"
-        raw = read(data if isinstance(data, bytes) else read_bytes(data), name)
+        raw = read(data if isinstance(data, bytes) else read_bytes(data, name=name), name)
     if settings.data_hash is not None and settings.data_hash != raw.digest:
         raise SettingsError("data", f"the data these settings were made with ({settings.file or 'a file'}, hash "
                                     f"{settings.data_hash[:12]}…)", f"{raw.name}, hash {raw.digest[:12]}…")

@@ -23,17 +23,17 @@ import hashlib
 import io
 import json
 import os
-import zipfile
 from typing import Any, BinaryIO
 
 import numpy as np
 import pandas as pd
 
-from ..settings import SettingsError
+from .. import uploads
+from ..settings import SettingsError, shorten
 
 Source = str | os.PathLike[str] | bytes | BinaryIO | pd.DataFrame
 
-MAX_FILE_BYTES = 64 * 2**20
+MAX_FILE_BYTES = uploads.MAX_UPLOAD_BYTES
 MAX_ROWS = 2_000_000
 MAX_LEVELS = 50
 MISSING: tuple[str, ...] = ("drop", "refuse")
@@ -65,19 +65,21 @@ def frame_digest(frame: pd.DataFrame) -> str:
     return digest.hexdigest()
 
 
-def _too_big(size: int, max_bytes: int) -> SettingsError:
-    return SettingsError("data", f"a file of at most {max_bytes / 2**20:g} MB", f"{size / 2**20:,.1f} MB")
+def _too_big(size: int, max_bytes: int, name: str = "the data file") -> SettingsError:
+    return uploads.too_big("data", name, size, max_bytes, "a data file")
 
 
-def read_bytes(source: str | os.PathLike[str] | bytes | BinaryIO, max_bytes: int = MAX_FILE_BYTES) -> bytes:
-    """The bytes of a path, a file object or bytes, refusing a missing, empty or oversized file before reading it."""
+def read_bytes(source: str | os.PathLike[str] | bytes | BinaryIO, max_bytes: int = MAX_FILE_BYTES,
+               name: str = "the data file") -> bytes:
+    """The bytes of a path, a file object or bytes, refusing a missing, empty or oversized file (called ``name``
+    in messages) before reading it."""
     if isinstance(source, (str, os.PathLike)):
         path = os.fspath(source)
         if not os.path.isfile(path):
             raise SettingsError("data", "an existing CSV or Parquet file", path)
         size = os.path.getsize(path)
         if size > max_bytes:
-            raise _too_big(size, max_bytes)
+            raise _too_big(size, max_bytes, name)
         with open(path, "rb") as handle:
             data = handle.read()
     elif isinstance(source, (bytes, bytearray, memoryview)):
@@ -87,11 +89,11 @@ def read_bytes(source: str | os.PathLike[str] | bytes | BinaryIO, max_bytes: int
             source.seek(0, io.SEEK_END)
             size = source.tell()
             if size > max_bytes:
-                raise _too_big(size, max_bytes)
+                raise _too_big(size, max_bytes, name)
             source.seek(0)
         data = source.read(max_bytes + 1)
     if len(data) > max_bytes:
-        raise _too_big(len(data), max_bytes)
+        raise _too_big(len(data), max_bytes, name)
     if not data:
         raise SettingsError("data", "a CSV or Parquet file with a header and rows", "an empty file")
     return data
@@ -104,20 +106,21 @@ def read_table(source: Source, name: str | None = None, max_bytes: int = MAX_FIL
     if isinstance(source, pd.DataFrame):
         size = int(source.memory_usage(index=True, deep=True).sum())
         if size > max_bytes:
-            raise _too_big(size, max_bytes)
+            raise _too_big(size, max_bytes, name)
         return RawTable(_check_shape(source.rename(columns=str)), name or "a table", frame_digest(source), size)
     if name is None:
         name = os.path.basename(os.fspath(source)) if isinstance(source, (str, os.PathLike)) else \
             os.path.basename(str(getattr(source, "name", "") or "")) or "an uploaded file"
-    data = read_bytes(source, max_bytes)
+    data = read_bytes(source, max_bytes, name)
     if data[:2] == b"PK":
-        name, data = unbundle(data, max_bytes)
+        name, data = unbundle(data, max_bytes, name)
     return RawTable(parse_table(data, max_bytes), name, digest_of(data), len(data))
 
 
 def parse_table(data: bytes, max_bytes: int = MAX_FILE_BYTES) -> pd.DataFrame:
     """The table in ``data``: Parquet (by its magic bytes), gzipped CSV or CSV text."""
     if data[:4] == b"PAR1":
+        _check_parquet_sizes(data, max_bytes)
         try:
             frame = pd.read_parquet(io.BytesIO(data))
         except Exception as err:  # pyarrow raises its own error types for damaged files
@@ -128,6 +131,23 @@ def parse_table(data: bytes, max_bytes: int = MAX_FILE_BYTES) -> pd.DataFrame:
     return _check_shape(_parse_csv(data))
 
 
+def _check_parquet_sizes(data: bytes, max_bytes: int) -> None:
+    """Refuse a Parquet file whose footer states more than :data:`MAX_ROWS` rows or more than ``max_bytes`` × 16
+    uncompressed before anything is decompressed (a few kB of run-length code can stand for gigabytes)."""
+    import pyarrow.parquet as pq
+
+    try:
+        meta = pq.ParquetFile(io.BytesIO(data)).metadata
+        size = sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))
+    except Exception as err:  # pyarrow raises its own error types for damaged files
+        raise _not_a_table(f"a damaged Parquet file: {str(err)[:80]}") from None
+    if meta.num_rows > MAX_ROWS:
+        raise SettingsError("data", f"a table of at most {MAX_ROWS:,} rows", f"{meta.num_rows:,} rows")
+    if size > 16 * max_bytes:
+        raise SettingsError("data", f"a Parquet file of at most {uploads.format_size(16 * max_bytes)} uncompressed",
+                            f"{uploads.format_size(size)} uncompressed")
+
+
 def bundle_member(raw_bytes: bytes, name: str) -> dict[str, Any]:
     """The ``data.json`` a bundle carries when asked to: the original file (base64), its name and its hash (a bundle
     given again carries the file it holds)."""
@@ -136,26 +156,30 @@ def bundle_member(raw_bytes: bytes, name: str) -> dict[str, Any]:
     return {"name": name, "digest": digest_of(raw_bytes), "base64": base64.b64encode(raw_bytes).decode("ascii")}
 
 
-def unbundle(data: bytes, max_bytes: int = MAX_FILE_BYTES) -> tuple[str, bytes]:
-    """The file name and original bytes kept in a bundle's ``data.json`` (see :func:`bundle_member`)."""
+def unbundle(data: bytes, max_bytes: int = MAX_FILE_BYTES, name: str = "the bundle") -> tuple[str, bytes]:
+    """The file name and original bytes kept in a bundle's ``data.json`` (see :func:`bundle_member`); the member is
+    inflated under a cap (base64 takes 4 bytes for 3, plus the JSON around it), whatever the zip's headers say."""
+    with uploads.open_zip(data, name, "data") as zf:
+        if DATA_MEMBER not in zf.namelist():
+            raise uploads.UploadError("data", f"{shorten(name)} holds no {DATA_MEMBER}: save the bundle "
+                                              "with the data included")
+        text = uploads.read_member(zf, DATA_MEMBER, name, _member_cap(max_bytes), "data")
     try:
-        with zipfile.ZipFile(io.BytesIO(data)) as zf:
-            info = next((i for i in zf.infolist() if i.filename == DATA_MEMBER), None)
-            if info is None:
-                raise _not_a_table(f"a zip without {DATA_MEMBER} (save the bundle with the data included)")
-            if info.file_size > 2 * max_bytes:
-                raise _too_big(info.file_size, 2 * max_bytes)
-            payload = json.loads(zf.read(info))
+        payload = json.loads(text)
         raw = base64.b64decode(payload["base64"], validate=True)
-    except SettingsError:
-        raise
-    except (zipfile.BadZipFile, json.JSONDecodeError, UnicodeDecodeError, KeyError, TypeError, ValueError) as err:
-        raise _not_a_table(f"a damaged bundle: {str(err)[:80]}") from None
+    except (json.JSONDecodeError, UnicodeDecodeError, KeyError, TypeError, ValueError) as err:
+        why = "a number too long to read" if "digits" in str(err) else shorten(str(err))
+        raise uploads.UploadError("data", f"{shorten(name)}: member {DATA_MEMBER} is damaged ({why})") from None
     if len(raw) > max_bytes:
-        raise _too_big(len(raw), max_bytes)
+        raise _too_big(len(raw), max_bytes, f"{shorten(name)}: the file in {DATA_MEMBER}")
     if not raw:
         raise SettingsError("data", "a CSV or Parquet file with a header and rows", "an empty file")
     return str(payload.get("name") or "a bundled file"), raw
+
+
+def _member_cap(max_bytes: int) -> int:
+    """The most a ``data.json`` holding a file of ``max_bytes`` may take: base64 (4 bytes for 3) and 64 kB of JSON."""
+    return 4 * (max_bytes // 3 + 1) + 65536
 
 
 def _not_a_table(why: str) -> SettingsError:
@@ -169,7 +193,8 @@ def _gunzip(data: bytes, max_bytes: int) -> bytes:
     except (OSError, EOFError) as err:
         raise _not_a_table(f"a damaged gzip file: {err}") from None
     if len(out) > max_bytes:
-        raise SettingsError("data", f"a file of at most {max_bytes / 2**20:g} MB uncompressed", "more")
+        raise SettingsError("data", f"a file of at most {uploads.format_size(max_bytes)} uncompressed",
+                            f"a gzip file that inflates to more than {uploads.format_size(max_bytes)}")
     if not out:
         raise SettingsError("data", "a CSV or Parquet file with a header and rows", "an empty file")
     return out

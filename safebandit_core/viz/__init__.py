@@ -1,4 +1,4 @@
-"""Pure figure builders: tidy frames in, plotly figures out (no Streamlit, no JAX).
+"""Pure figure builders: tidy frames in, plotly figures out (no Streamlit).
 
 - :mod:`.common`: shared styling, the policy colour map, the mean-with-band line chart and
   decimation for plotting, reused by every page;
@@ -7,9 +7,12 @@
 - :mod:`.conservative`, :mod:`.mv`: GenCB and MV-CUCB figures (regret with min–max band and the
   baseline, reward line, slack, default pulls, the mean–variance plane);
 - :mod:`.replay`: the papers' figures re-made, heatmaps of sweeps, theory overlays;
-- :mod:`.battery`: the NASA battery data, fit quality and replay.
+- :mod:`.nonlinear`: the non-linear dose model's figures (the confidence set of candidate functions);
+- :mod:`.steps`: the step-through of one run, played in the browser from plotly frames;
+- :mod:`.battery`: the NASA battery data, fit quality and replay. It still reads the battery's fit
+  helpers, and through them JAX; the other modules take frames only.
 """
 
-from . import battery, common, conservative, dose, mv, replay
+from . import battery, common, conservative, dose, mv, nonlinear, replay, steps
 
-__all__ = ["battery", "common", "conservative", "dose", "mv", "replay"]
+__all__ = ["battery", "common", "conservative", "dose", "mv", "nonlinear", "replay", "steps"]

@@ -69,32 +69,6 @@ def steps_figure(window: pd.DataFrame) -> go.Figure:
     return figure(traces, layout)
 
 
-def samples_figure(samples: pd.DataFrame) -> go.Figure:
-    """Voltage, current and temperature sample by sample over a window of steps, against time in minutes."""
-    rows = samples.iloc[_every(len(samples), MAX_SAMPLES)]
-    start = float(samples["time"].min()) if len(samples) else 0.0
-    minutes = (rows["time"].to_numpy() - start) / 60.0
-    text = rows["step"].astype(str).to_numpy()
-    panels = [("Voltage (V)", "voltage", VOLTAGE_COLOR),
-              ("Current (A), positive = discharge", "current", CURRENT_COLOR),
-              ("Temperature (°C)", "temperature", TEMPERATURE_COLOR)]
-    traces = []
-    for i, (_, column, color) in enumerate(panels, start=1):
-        xa, ya = axis_ids(i)
-        traces.append(go.Scatter(
-            x=minutes, y=rows[column].to_numpy(), mode="lines", xaxis=xa, yaxis=ya, showlegend=False, text=text,
-            line={"color": color, "width": 1.2}, name=column,
-            hovertemplate=f"step %{{text}}, %{{x:.1f}} min: {column} %{{y:.3f}}<extra></extra>",
-        ))
-    steps = samples["step"].to_numpy()
-    shown = f"{len(rows):,} of {len(samples):,} samples" if len(rows) < len(samples) else f"{len(samples):,} samples"
-    title = f"Steps {int(steps.min()) if len(steps) else 0}–{int(steps.max()) if len(steps) else 0}, {shown}"
-    layout = base_layout(title, height=520)
-    stacked(layout, [p[0] for p in panels], "minutes since the window's first sample", "")
-    layout["hovermode"] = "closest"
-    return figure(traces, layout)
-
-
 def current_histogram(current: np.ndarray, current_min: float, current_max: float, bins: int = 40) -> go.Figure:
     """Mean currents of the random-walk discharges (the rounds), with the ends of the dose scale.
 

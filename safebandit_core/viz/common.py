@@ -156,15 +156,6 @@ def axis_ids(i: int) -> tuple[str, str]:
     return f"x{sx}", f"y{sx}"
 
 
-def empty_figure(message: str, height: int = 240) -> go.Figure:
-    """A blank figure carrying one centred message (for 'nothing to show yet')."""
-    layout = base_layout("", height=height)
-    layout["xaxis"] = {"visible": False}
-    layout["yaxis"] = {"visible": False}
-    layout["annotations"] = [note(message, 0.5, 0.5, font={"size": 14, "color": TRUTH_COLOR})]
-    return figure([], layout)
-
-
 def for_plotting(frame: pd.DataFrame, max_points: int = MAX_POINTS, t_col: str = "t") -> pd.DataFrame:
     """Keep at most about ``max_points`` evenly spaced rounds so the browser stays responsive."""
     return results.decimate(frame, max_points, t_col=t_col)

@@ -22,6 +22,7 @@ from safebandit_core import battery as ex
 from safebandit_core import cli, families
 from safebandit_core.battery import BatteryDataError, cache
 from safebandit_core.settings import SettingsError, from_dict, to_dict
+from tests.support import assert_close_sum
 
 ROOT = Path(__file__).resolve().parents[2]
 DIM, T, SEEDS = 32, 200, 2
@@ -128,11 +129,12 @@ def test_pipeline_runs_end_to_end_with_finite_outputs_and_safe_hpucb(rw26, rw26_
 
 
 def test_the_replay_gives_the_numbers_of_the_code_before_the_family(rw26, rw26_result) -> None:
+    chain = T * DIM  # stored on another machine: T rounds of d-term reductions, in whatever order its CPU took
     for r in ex.summary_row(rw26, rw26_result)["by_policy"]:
         regret, final_dose, min_slack = OLD_RW26[r["policy"]]
-        assert r["cum_regret_mean"] == pytest.approx(regret, rel=0, abs=1e-9)
-        assert r["final_dose_mean"] == pytest.approx(final_dose, rel=0, abs=1e-12)
-        assert r["min_slack"] == pytest.approx(min_slack, rel=0, abs=1e-12)
+        assert_close_sum(r["cum_regret_mean"], regret, chain + T * SEEDS, err_msg="cum_regret_mean")
+        assert_close_sum(r["final_dose_mean"], final_dose, chain + SEEDS, err_msg="final_dose_mean")
+        assert_close_sum(r["min_slack"], min_slack, chain, scale=rw26.settings.tau, err_msg="min_slack")
         assert r["violations"] == 0
 
 
@@ -163,7 +165,7 @@ def test_a_grid_over_tau_shares_the_contexts_and_matches_single_runs(rw26) -> No
     for i, cell in enumerate(cells):
         single = ex.run_replay(ex.with_tau(rw26, cell["tau"]), "cpu")
         for key, value in single.raw.items():
-            np.testing.assert_allclose(grid.raw[key][i], value, rtol=0, atol=1e-12, err_msg=key)
+            assert_close_sum(grid.raw[key][i], value, T * DIM, err_msg=key)  # a batched shape may group sums anew
         row = ex.summary_row(rw26, grid, cell=i)
         assert row["tau"] == cell["tau"] and row["first_safe_dose"] == pytest.approx(single_dose(rw26, cell["tau"]))
     params = ex.FAMILY.params(rw26.settings, "float64")

@@ -40,6 +40,7 @@ from safebandit_core.conservative import (
 )
 from safebandit_core.settings import SettingsError, from_dict, to_json
 from tests.conftest import ROOT
+from tests.support import assert_close_sum
 
 UNCONSTRAINED = ("ucb", "linucb", "c2ucb")
 
@@ -368,8 +369,11 @@ def test_every_policy_in_one_scan_equals_each_run_alone(shape, precision):
         want = alone.policy_outputs(p)
         got = together.policy_outputs(p)
         assert set(got) == set(want)
-        for k in want:
-            np.testing.assert_array_equal(got[k], want[k], err_msg=f"{p} {k}")
+        for k in want:  # another scan body may fuse, and so group, a sum differently: counts exact, floats close
+            if want[k].dtype.kind in "bi":
+                np.testing.assert_array_equal(got[k], want[k], err_msg=f"{p} {k}")
+            else:
+                assert_close_sum(got[k], want[k], s.T * s.K, precision, err_msg=f"{p} {k}")
 
 
 def test_the_family_is_registered_and_its_outputs_are_tidy():
@@ -381,9 +385,9 @@ def test_the_family_is_registered_and_its_outputs_are_tidy():
     assert run.policies == ("gencb", "c3ucb", "c2ucb") and run.labels == ["GenCB", "C3UCB", "C2UCB"]
     out = run.policy_outputs("gencb")
     np.testing.assert_array_equal(out["default_pulls"], np.cumsum(out["default"], axis=-1))
-    np.testing.assert_allclose(out["cum_regret"], np.cumsum(out["regret"], axis=-1), rtol=0, atol=1e-12)
+    assert_close_sum(out["cum_regret"], np.cumsum(out["regret"], axis=-1), s.T)  # running sums of T terms
     mu0 = make_instance(s).mu0
-    np.testing.assert_allclose(out["baseline_line"][0], (1 - s.alpha) * mu0 * np.arange(1, s.T + 1), atol=1e-12)
+    assert_close_sum(out["baseline_line"][0], (1 - s.alpha) * mu0 * np.arange(1, s.T + 1), s.T)
     # The slack is the cumulative reward minus the baseline line (the same two sums, up to rounding).
     np.testing.assert_allclose(out["slack"], out["cum_reward"] - out["baseline_line"], rtol=0, atol=1e-9)
     held = (out["super"][..., None] >> np.arange(s.K)) & 1
@@ -421,7 +425,7 @@ def test_padded_arms_and_coordinates_change_nothing(problem, policy, alpha, mu0,
         if v.dtype.kind in "bi":
             np.testing.assert_array_equal(padded[k], v, err_msg=k)
         else:
-            np.testing.assert_allclose(padded[k], v, rtol=0, atol=1e-12, err_msg=k)
+            assert_close_sum(padded[k], v, T_EXACT * width, err_msg=k)  # wider sums may be grouped differently
     assert padded["action"].max() < case["table"].shape[1]
 
 
@@ -463,7 +467,7 @@ def test_padded_runs_equal_replays_of_their_own_stream(shape):
         np.testing.assert_array_equal(got["action"][0], ref["action"], err_msg=p)
         np.testing.assert_array_equal(got["default"][0], ref["default"], err_msg=p)
         for k in ("reward", "slack", "regret"):
-            np.testing.assert_allclose(got[k][0], ref[k], rtol=0, atol=1e-12, err_msg=f"{p} {k}")
+            assert_close_sum(got[k][0], ref[k], s.T * 8, err_msg=f"{p} {k}")  # sums over the width-8 arms
         assert got["action"][0].max() < s.K
 
 

@@ -48,6 +48,8 @@ CMAB = {"kind": "sweep", "model": "conservative", "x": "alpha", "xs": [0.05, 0.0
         "ys": [0.7], "base": {"kind": "conservative", "problem": "cmab", "K": 6, "alpha": 0.05, "mu0": 0.7, "T": 300,
                               "seeds": 2}}
 RTOL = 1e-12
+"""Above the reordering bound of the longest sums here (300 rounds over 8 arms: 2400·eps ≈ 5e-13): another split
+of the grid is another compiled batch shape, which XLA may group differently."""
 CONNECT_S = 2
 HEARTBEAT_S = 3
 DONE_S = 240
@@ -142,7 +144,7 @@ def assert_close(a, b, path: str = "") -> None:
         assert a == b, (path, a, b)
 
 
-def check_group(job: Job, n: int, tmp: Path, ref: dict[str, object]) -> dict[str, bool]:
+def check_group(job: Job, n: int, tmp: Path, ref: dict[str, object]) -> None:
     """Process 0 printed and wrote what the reference did; the others printed one line each and wrote nothing."""
     root = tmp / f"n{n}"
     docs = [json.loads(line) for line in job.stdout(0).splitlines() if line.startswith("{")]
@@ -156,12 +158,10 @@ def check_group(job: Job, n: int, tmp: Path, ref: dict[str, object]) -> dict[str
         assert job.stdout(i) == "", job.stdout(i)
         assert "process 0 prints the results" in job.stderr(i)
         assert not list(root.glob(f"p{i}_*"))
-    identical = {}
     for kind, pattern in (("replay", "*.zip"), ("sweep", "sweep_*.zip")):
         mine = frames(next((root / f"p0_{kind}").glob(pattern)))
         theirs = frames(next((tmp / "n1" / f"p0_{kind}").glob(pattern)))
         assert mine.keys() == theirs.keys()
-        identical[kind] = all(mine[k].equals(theirs[k]) for k in mine)
         for k in mine:
             for col in mine[k]:
                 a, b = theirs[k][col].to_numpy(), mine[k][col].to_numpy()
@@ -173,7 +173,6 @@ def check_group(job: Job, n: int, tmp: Path, ref: dict[str, object]) -> dict[str
     assert sorted(p.name for p in (root / "p0_sweep").iterdir()) == [
         "sweep_conservative_T300_seeds2.json", "sweep_conservative_T300_seeds2.parquet",
         "sweep_conservative_T300_seeds2.zip"]
-    return identical
 
 
 def test_multiprocess_runs_match_one_process_and_faults_end_promptly(tmp_path):
@@ -215,8 +214,7 @@ def test_multiprocess_runs_match_one_process_and_faults_end_promptly(tmp_path):
         reference = {"replay": docs[0], "sweep": docs[1]}
         for n, job in ((2, two), (3, three)):
             assert job.wait(DONE_S) == [0] * n, [job.stderr(i)[-1500:] for i in range(n)]
-            identical = check_group(job, n, tmp_path, reference)
-            assert identical["sweep"], "the conservative grid's per-round outputs are bit-identical"
+            check_group(job, n, tmp_path, reference)
     finally:
         for job in jobs:
             job.kill()
@@ -237,3 +235,52 @@ def test_flags_and_plan_without_processes(capsys):
     assert distributed.split_address("[::1]:80") == ("::1", 80)
     with pytest.raises(ValueError):
         distributed.split_address("host:0")
+
+
+class Ended(Exception):
+    """Raised instead of ``os._exit`` so a test can see how a process of a multi-process run would end."""
+
+    def __init__(self, code: int):
+        super().__init__(code)
+        self.code = code
+
+
+def end_of_run(monkeypatch, process: int, processes: int, barrier_error: BaseException | None, body_error=None
+               ) -> tuple[int, bool]:
+    """Run ``cli.joined`` as ``process`` of ``processes`` whose body writes a file (or raises ``body_error``) and
+    whose final barrier raises ``barrier_error``; return (exit code, whether the file was written)."""
+    def barrier(name: str) -> None:
+        if barrier_error is not None:
+            raise barrier_error
+
+    def exit_now(code: int) -> None:
+        raise Ended(code)
+
+    monkeypatch.setattr(distributed, "start", lambda options: distributed.Role(process, processes))
+    monkeypatch.setattr(distributed, "device_count", lambda: processes)
+    monkeypatch.setattr(distributed, "barrier", barrier)
+    monkeypatch.setattr(cli.os, "_exit", exit_now)
+    written = []
+    try:
+        with cli.joined(distributed.Options()):
+            if body_error is not None:
+                raise body_error
+            written.append(True)
+    except Ended as ended:
+        return ended.code, bool(written)
+    return 0, bool(written)
+
+
+def test_a_peer_leaving_after_process_0_wrote_everything_costs_nothing(monkeypatch, capsys):
+    gloo = RuntimeError("Gloo barrier failed: connection closed by peer; /job:jax_worker/replica:0/task:2 is gone")
+    assert end_of_run(monkeypatch, 0, 3, gloo) == (0, True)
+    assert capsys.readouterr().err.splitlines()[-1] == "results complete; process 2 left during shutdown"
+    assert end_of_run(monkeypatch, 0, 2, RuntimeError("Gloo: connection reset")) == (0, True)
+    assert capsys.readouterr().err.splitlines()[-1] == "results complete; process 1 left during shutdown"
+    # a process that writes nothing, or a body that failed, still ends with its error
+    assert end_of_run(monkeypatch, 1, 2, RuntimeError("Gloo: connection reset")) == (1, True)
+    assert "error: process 1 of 2: RuntimeError: Gloo" in capsys.readouterr().err
+    assert end_of_run(monkeypatch, 0, 2, None, body_error=OSError("disk full")) == (1, False)
+    assert capsys.readouterr().err.splitlines()[-1] == "error: process 0 of 2: OSError: disk full"
+    assert end_of_run(monkeypatch, 0, 2, KeyboardInterrupt()) == (130, True)
+    assert end_of_run(monkeypatch, 0, 2, None) == (0, True)  # the ordinary end: no early exit at all

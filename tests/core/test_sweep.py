@@ -17,7 +17,7 @@ from safebandit_core.conservative.settings import ConservativeSettings
 from safebandit_core.dose.settings import DoseSettings
 from safebandit_core.meanvar.settings import MVSettings
 from safebandit_core.settings import SettingsError
-from tests.support import run_with_host_devices
+from tests.support import assert_close_sum, reduction_rtol, run_with_host_devices
 
 SMALL_DOSE = DoseSettings(policies=("hpucb", "on_expectation"), d=2, T=120, seeds=2, refresh_every=60)
 
@@ -29,9 +29,10 @@ SHARDED = {
                      'K=5, T=120, seeds=2), (0.05, 0.1, 0.2), (0.6,))', 3),
     "mv": ('sweep.SweepSpec("mv", MVSettings(K=4, T=120, seeds=2), (0.05, 0.2, 0.5), (10.0,))', 3),
 }
-EXACT = ("dose", "conservative")
-"""Bit-identical when sharded. The mean-variance regret is summed over the arms in an order XLA may change when
-the grid is split across devices: it agrees to a few ulp (≤ 1e-14 relative), every other output bit for bit."""
+SHARD_TERMS = 120 * 8
+"""T rounds times the widest per-round sum (8 arms): a grid split across devices is compiled for another batch
+shape, and XLA may group a sum over arms or coordinates differently there (the mean-variance regret does, on some
+machines). Counts and actions must be identical; floats agree to the reordering bound of these sums."""
 
 
 def test_sharded_sweeps_equal_single_device_runs():
@@ -50,12 +51,12 @@ def test_sharded_sweeps_equal_single_device_runs():
         for kind, (spec, cells) in {{{specs}}}.items():
             one = sweep.run_sweep(spec, shard=False)
             many = sweep.run_sweep(spec)
-            rel = {{k: float(np.max(np.abs(one.outputs[k].astype(float) - many.outputs[k].astype(float))
-                                  / np.maximum(np.abs(one.outputs[k].astype(float)), 1e-300)))
-                   for k in one.outputs}}
+            floats = [k for k in one.outputs if one.outputs[k].dtype.kind == "f"]
+            rel = {{k: float(np.max(np.abs(one.outputs[k].astype(float) - many.outputs[k].astype(float)))
+                             / max(float(np.max(np.abs(one.outputs[k]))), 1e-300)) for k in floats}}
             report[kind] = {{"device": many.device, "cells": len(spec.cells()), "expected": cells,
-                            "differ": [k for k in one.outputs
-                                       if not np.array_equal(one.outputs[k], many.outputs[k], equal_nan=True)],
+                            "differ": [k for k in one.outputs if k not in floats
+                                       and not np.array_equal(one.outputs[k], many.outputs[k])],
                             "rel": max(rel.values()), "shape": list(many.outputs["regret"].shape)}}
         print(json.dumps(report))
     """)
@@ -66,10 +67,8 @@ def test_sharded_sweeps_equal_single_device_runs():
         assert r["device"] == "4 × cpu (sharded)"
         assert r["cells"] == r["expected"] and r["cells"] % 4  # padding was needed
         assert r["shape"] == [r["cells"], 2, 2, 120]  # (cell, policy, seed, t): and it was dropped again
-        if kind in EXACT:
-            assert r["differ"] == [], f"{kind}: the sharded sweep differs from the single-device one in {r['differ']}"
-        else:
-            assert set(r["differ"]) <= {"regret", "cum_regret"} and r["rel"] <= 1e-14, r
+        assert r["differ"] == [], f"{kind}: the sharded sweep differs from the single-device one in {r['differ']}"
+        assert r["rel"] <= reduction_rtol(SHARD_TERMS), r
 
 
 def test_single_device_means_no_mesh_and_padding_repeats_the_last_row():
@@ -85,7 +84,7 @@ def test_each_dose_cell_equals_its_settings_run_alone_and_the_frames_follow():
     assert result.outputs["cost"].shape == (4, 2, 2, 120)
     for i in range(4):
         alone = families.run(spec.cell_settings(i))
-        np.testing.assert_allclose(result.outputs["cost"][i], alone.outputs["cost"], rtol=0, atol=1e-12)
+        assert_close_sum(result.outputs["cost"][i], alone.outputs["cost"], 120 * 2)  # a grid batch may group anew
     per_seed = sweep.seed_frame(result)
     assert len(per_seed) == 4 * 2 * 2
     per_cell = sweep.cell_summary(result)

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from safebandit_core import families, linalg
 from safebandit_core.dose import DoseSettings, curves, run_on_stream
+from tests.support import assert_close_sum
 
 
 def run(s: DoseSettings) -> dict[str, np.ndarray]:
@@ -225,7 +226,7 @@ def test_same_settings_same_run_and_chunking_is_invisible():
 def test_seed_i_is_the_same_stream_whatever_the_seed_count():
     a = run(DoseSettings(T=200, d=3, seeds=3, base_seed=7))
     b = run(DoseSettings(T=200, d=3, seeds=1, base_seed=8))
-    np.testing.assert_array_equal(a["alpha"][:, 1], b["alpha"][:, 0])
+    assert_close_sum(a["alpha"][:, 1], b["alpha"][:, 0], 200 * 3)  # 3 seeds vs 1: a batched shape may group sums anew
 
 
 def test_policies_share_the_stream():
@@ -293,7 +294,7 @@ def test_zero_padded_coordinates_change_nothing(policy, d, width):
     plain = run_on_stream(policy, X, xr, xc, th, mu, **kw)
     padded = run_on_stream(policy, X, xr, xc, th, mu, width=width, **kw)
     for k, v in plain.items():
-        np.testing.assert_allclose(padded[k], v, rtol=0, atol=1e-12, err_msg=k)
+        assert_close_sum(padded[k], v, T * width, err_msg=k)  # wider sums may be grouped differently
 
 
 def test_moving_d_inside_a_bucket_reuses_the_compiled_model():
@@ -308,7 +309,7 @@ def test_moving_d_inside_a_bucket_reuses_the_compiled_model():
     got = run(s)
     for i, policy in enumerate(s.policies):
         ref = fam.on_stream(s, policy, st_)
-        np.testing.assert_allclose(got["alpha"][i, 0], ref["alpha"], rtol=0, atol=1e-12)
+        assert_close_sum(got["alpha"][i, 0], ref["alpha"], s.T * 8)  # the run sums over width 8, the replay over 5
 
 
 @given(st.integers(1, 5000))

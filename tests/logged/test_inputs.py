@@ -62,7 +62,7 @@ CASES = [
     ("header only", b"x1,x2,x3,x4,dose,benefit,side_effect\n", {}, [], "data", "--file", "a header only"),
     ("damaged parquet", b"PAR1" + b"\x00junk" * 40, {}, [], "data", "--file", "damaged Parquet"),
     ("damaged gzip", b"\x1f\x8b" + b"junk" * 40, {}, [], "data", "--file", "damaged gzip"),
-    ("zip without data", b"PK\x03\x04" + b"junk" * 40, {}, [], "data", "--file", "damaged bundle"),
+    ("not a zip", b"PK\x03\x04" + b"junk" * 40, {}, [], "data", "--file", "log.csv cannot be read as a zip"),
     ("a time that is no time", table(day=lambda c: c.astype(str) + "th"), {"time": "day"}, ["--time", "day"], "time",
      "--time", "numbers or dates"),
     ("one-hot of a non-context", table(), {"categorical": ("site",)}, ["--categorical", "site"], "categorical",
@@ -103,7 +103,8 @@ def test_each_bad_input_is_one_named_error(name, data, overrides, flags, field, 
     assert cli.main(argv) == 2
     out, errors = capsys.readouterr()
     lines = errors.strip().splitlines()
-    assert out == "" and len(lines) == 1 and lines[0].startswith(f"error: {flag} must be "), lines
+    assert out == "" and len(lines) == 1, lines
+    assert lines[0].startswith((f"error: {flag} must be ", f"error: {flag}: log.csv ")), lines
     assert words in lines[0]
 
 
@@ -115,11 +116,12 @@ def test_a_file_over_the_limit_is_refused_before_it_is_read(tmp_path: Path, caps
         logged.prepare(settings(source="path", path=str(big)))
     assert err.value.field == "data"
     assert cli.main(["data", "--file", str(big), *CLI_BASE]) == 2
-    assert capsys.readouterr().err.strip() == "error: --file must be a file of at most 64 MB (got '64.0 MB')"
+    assert capsys.readouterr().err.strip() == ("error: --file: big.csv is 64,000,001 bytes; a data file may be at "
+                                               "most 64 MB")
     with pytest.raises(SettingsError, match="existing CSV"):
         logged.prepare(settings(source="path", path=str(tmp_path / "none.csv")))
-    with pytest.raises(SettingsError, match="at most 1 MB"):
-        logged.read_table(b"x" * (2**20 + 1), max_bytes=2**20)
+    with pytest.raises(SettingsError, match="is 1,000,001 bytes; a data file may be at most 1 MB"):
+        logged.read_table(b"x" * (10**6 + 1), max_bytes=10**6)
 
 
 def test_dropped_rows_are_counted_and_doses_can_be_scaled() -> None:

@@ -20,6 +20,7 @@ from safebandit_core import battery, cli, export, families, logged
 from safebandit_core import model as M
 from safebandit_core.settings import to_json
 from tests.logged.planted import CONTEXT, csv_bytes, planted
+from tests.support import assert_close_sum
 
 T, SEEDS = 2000, 3
 BATTERY = battery.BatteryReplaySettings(dim=32, T=200, seeds=2, tau=0.1, base_seed=0)
@@ -113,14 +114,17 @@ def test_the_command_line_prints_the_fit_and_every_policy(tmp_path: Path, capsys
 def test_the_battery_is_one_instance_with_unchanged_numbers() -> None:
     reference = battery.run_replay(battery.prepare(BATTERY), "cpu")
     table = families.summary(reference)
+    # Stored numbers from another machine: each output went through T rounds of d-term reductions, which another
+    # CPU may order differently; the sums add their own terms.
+    chain = BATTERY.T * BATTERY.dim
     for column, before in BATTERY_BEFORE.items():
-        np.testing.assert_allclose(table[column].to_numpy(), before, rtol=0, atol=1e-12, err_msg=column)
+        assert_close_sum(table[column].to_numpy(), before, chain + BATTERY.T * BATTERY.seeds, err_msg=column)
     for key, total in BATTERY_SUMS.items():
-        assert abs(float(reference.outputs[key].sum()) - total) <= 1e-12, key
+        values = reference.outputs[key].astype(np.float64)
+        assert_close_sum(values.sum(), total, chain + values.size, scale=float(np.abs(values).sum()), err_msg=key)
     frame, settings = logged.battery_instance(BATTERY)
     instance = logged.prepare(settings, frame)
     assert (instance.fit.d, instance.fit.fitted.n_fit) == (32, battery.prepare(BATTERY).problem.n_fit)
     replayed = logged.run_replay(instance, "cpu")
-    worst = max(float(np.max(np.abs(replayed.outputs[k].astype(float) - reference.outputs[k].astype(float))))
-                for k in reference.outputs)
-    assert worst <= 1e-12
+    for key, value in reference.outputs.items():
+        assert_close_sum(replayed.outputs[key], value, chain, err_msg=key)

@@ -33,7 +33,9 @@ from safebandit_core.meanvar import family as mvf
 from safebandit_core.meanvar.env import Obs, draw_bernoulli, make_env
 from safebandit_core.meanvar.policies import make_policy
 from safebandit_core.settings import SettingsError, from_dict, to_dict
+from safebandit_core.shapes import bucket
 from tests.conftest import ROOT
+from tests.support import assert_close_sum
 
 T_EXACT = 300
 
@@ -281,9 +283,12 @@ def test_both_policies_in_one_scan_equal_each_alone(precision):
         assert alone.policies == (policy,)
         got, want = both.policy_outputs(policy), alone.policy_outputs(policy)
         assert set(got) == set(want)
-        for f in want:
+        for f in want:  # another scan body may group the sum over arms differently: counts exact, floats close
             assert got[f].dtype == want[f].dtype
-            np.testing.assert_array_equal(got[f], want[f], err_msg=f)
+            if want[f].dtype.kind in "bi":
+                np.testing.assert_array_equal(got[f], want[f], err_msg=f)
+            else:
+                assert_close_sum(got[f], want[f], s.T * bucket(s.K), precision, scale=s.rho * s.T, err_msg=f)
 
 
 def test_chunked_grid_sweep_agrees_with_single_runs():
@@ -464,8 +469,11 @@ def test_padded_arms_change_nothing(policy, case, width):
     table, kw = random_case(*case)
     plain = run_on_stream(policy, table, **kw)
     padded = run_on_stream(policy, table, width=width, **kw)
-    for k, v in plain.items():
-        np.testing.assert_allclose(padded[k], v, rtol=0, atol=1e-12, err_msg=k)
+    for k, v in plain.items():  # wider sums over arms may be grouped differently; ρ·T bounds every running sum
+        if v.dtype.kind in "bi":
+            np.testing.assert_array_equal(padded[k], v, err_msg=k)
+        else:
+            assert_close_sum(padded[k], v, T_EXACT * width, scale=kw["rho"] * T_EXACT, err_msg=k)
     assert padded["action"].max() < table.shape[1]
 
 

@@ -65,10 +65,11 @@ def browser():
 
 
 @contextlib.contextmanager
-def serve(log: Path, env: dict[str, str] | None = None) -> Iterator[str]:
+def serve(log: Path, env: dict[str, str] | None = None,
+          started: list[subprocess.Popen] | None = None) -> Iterator[str]:
     """The server as ``make run`` starts it (:mod:`safebandit_ui.serve`: the core imported and the warm-up
     begun first, then ``streamlit run app.py``) on a free loopback port; yields its URL once the health
-    endpoint answers, and stops it (terminate, then kill) afterwards."""
+    endpoint answers, and stops it (terminate, then kill) afterwards. ``started`` receives the process."""
     port = _free_port()
     with open(log, "w") as out:
         proc = subprocess.Popen(
@@ -77,6 +78,8 @@ def serve(log: Path, env: dict[str, str] | None = None) -> Iterator[str]:
              "--server.fileWatcherType", "none"],
             cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})},
         )
+    if started is not None:
+        started.append(proc)
     url, deadline = f"http://127.0.0.1:{port}", time.time() + 90
     try:
         while True:

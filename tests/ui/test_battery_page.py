@@ -13,10 +13,9 @@ import shlex
 import pandas as pd
 import pytest
 import scipy.io
-from streamlit import config as st_config
 from streamlit.testing.v1 import AppTest
 
-from safebandit_core import cli, export
+from safebandit_core import cli, export, uploads
 from safebandit_core.battery import BatteryReplaySettings
 from safebandit_core.dose import DoseSettings
 from safebandit_ui import live, pagekit
@@ -115,14 +114,10 @@ def test_a_bad_upload_is_one_error_and_leaves_nothing_behind(name, data, message
     assert not at.exception and not errors(at) and "regret_t0" in charts(at)
 
 
-def test_an_oversized_upload_is_refused_before_it_is_read_and_the_limit_is_named():
-    old = st_config.get_option("server.maxUploadSize")
-    st_config.set_option("server.maxUploadSize", 1)
-    try:
-        at = battery_page(bat_source="upload")
-        upload(at, "RW9.mat", b"\0" * (3 * 2**19))
-    finally:
-        st_config.set_option("server.maxUploadSize", old)
+def test_an_oversized_upload_is_refused_before_it_is_read_and_the_limit_is_named(monkeypatch):
+    monkeypatch.setattr(uploads, "MAX_UPLOAD_MB", 1)
+    at = battery_page(bat_source="upload")
+    upload(at, "RW9.mat", b"\0" * 1_500_000)
     assert not at.exception
     (error,) = errors(at)
     assert "RW9.mat" in error and "1.5 MB" in error and "at most 1 MB" in error

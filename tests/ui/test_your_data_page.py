@@ -11,6 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 from safebandit_core import logged
 from safebandit_core.settings import to_json
+from tests.core.test_uploads import lying, patch, zipped
 from tests.logged.planted import csv_bytes, planted
 from tests.ui.helpers import charts, download_labels, errors, open_page
 
@@ -106,3 +107,26 @@ def test_a_settings_file_restores_the_mapping_rule_and_names() -> None:
     assert at.text_input(key="yd_cost_name").value == "toxicity" and "had a toxicity above τ" in texts(at)
     assert "At τ = 0.3," in texts(at) and REPLAY_CHARTS <= set(charts(at))
     assert "Ridge λ = 0.1 (benefit) and 0.1 (side effect)" in texts(at), "a setting without a widget was lost"
+
+
+HOSTILE = [
+    ("lying.zip", lambda: lying("data.json", 3 * 10**6), "yd_upload", "its headers say 200 bytes, it holds 3 MB"),
+    ("crc.zip", lambda: patch(zipped("data.json", b"{}"), 14, 16, "<I", 0xDEADBEEF), "yd_upload",
+     "is damaged (CRC mismatch)"),
+    ("locked.zip", lambda: patch(zipped("data.json", b"{}"), 6, 8, "<H", 1), "yd_upload", "is encrypted"),
+    ("odd.zip", lambda: patch(zipped("data.json", b"{}"), 8, 10, "<H", 99), "yd_upload", "compression method 99"),
+    ("cut.zip", lambda: bytes(zipped("data.json", b"{}"))[:40], "yd_upload", "cannot be read as a zip"),
+    ("run.zip", lambda: lying("settings.json", 3 * 10**6), "yd_restore", "inflates to more than 1 MB"),
+    ("run.zip", lambda: patch(zipped("settings.json", b"{}"), 14, 16, "<H", 1), "yd_restore", "is damaged"),
+    ("big.json", lambda: b'{"kind": "logged", "T": ' + b"9" * 5000 + b"}", "yd_restore",
+     'a number with more than 4,300 digits (in "T")'),
+]
+
+
+@pytest.mark.parametrize(("name", "make", "key", "words"), HOSTILE, ids=[f"{c[2]}-{c[0]}-{c[3][:12]}" for c in HOSTILE])
+def test_a_hostile_upload_is_one_message_naming_the_file(name, make, key, words) -> None:
+    at = page(yd_source="upload")
+    at.file_uploader(key=key).upload(name, make(), "application/zip").run()
+    assert not at.exception, [e.message for e in at.exception]
+    (error,) = errors(at)
+    assert error.startswith(name) and words in error and len(error) < 300, error

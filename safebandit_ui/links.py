@@ -1,0 +1,248 @@
+"""Links: every URL-bound widget, with the link's value for it checked first.
+
+Every control is bound to the URL (``bind="query-params"``), so a shared link re-creates a view.
+Streamlit parses a bound widget's parameter when the widget is created, and some values break it
+(``?T=inf`` or ``?seeds=1e309`` on an integer input raise ``OverflowError``) while others are reset
+or clamped without a word. :func:`bound` creates a widget bound to the URL after checking its
+parameter with the widget's own type and range (whole numbers and finite numbers within the range,
+one of the options, each of the options, true/false, a text within its length). A value that fails
+is taken out of the link and named in one warning at the top of the page (:func:`notes_slot`);
+the valid parts of a multi-valued parameter stay. Options may be given by their label (as the
+widget writes them) or by their plain value (``?policies=hpucb``).
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
+from streamlit.runtime.state.session_state_proxy import get_session_state
+
+T = TypeVar("T")
+ECHO = 24
+"""Characters of a rejected value echoed in a note (the rest is cut)."""
+SHOWN_OPTIONS = 8
+"""Options listed in a note before "…"."""
+TRUE_WORDS = ("true", "1", "yes", "on")
+FALSE_WORDS = ("false", "0", "no", "off")
+_RUN = threading.local()
+"""This script run's notes slot (a script thread runs one session's runs one after another)."""
+
+
+class Rule:
+    """What a widget takes from the URL: ``accept(values)`` returns (kept values, rejected values)."""
+
+    def __init__(self, what: str, accept: Callable[[list[str]], tuple[list[str], list[str]]]) -> None:
+        self.what = what
+        self.accept = accept
+
+
+def _number(text: str, whole: bool, lo: float | None, hi: float | None) -> str | None:
+    """``text`` as a canonical number if it is finite (whole if asked) and within [lo, hi], else None."""
+    try:
+        v = float(text)
+    except (ValueError, OverflowError):
+        return None
+    if not math.isfinite(v) or (whole and not v.is_integer()):
+        return None
+    if (lo is not None and v < lo) or (hi is not None and v > hi):
+        return None
+    return str(int(v)) if whole else repr(v)
+
+
+def _range_words(whole: bool, lo: float | None, hi: float | None) -> str:
+    """"a whole number from 100 to 100,000", "a number from 0.001 to 0.5"."""
+    kind = "a whole number" if whole else "a number"
+    fmt = (lambda v: f"{int(v):,}") if whole else (lambda v: f"{v:,g}")
+    if lo is not None and hi is not None:
+        return f"{kind} from {fmt(lo)} to {fmt(hi)}"
+    if lo is not None:
+        return f"{kind} of at least {fmt(lo)}"
+    if hi is not None:
+        return f"{kind} of at most {fmt(hi)}"
+    return f"a finite {kind[2:]}"
+
+
+def numbers(whole: bool, lo: float | None, hi: float | None, count: int = 1) -> Rule:
+    """A number input or slider: ``count`` numbers (whole if ``whole``) within [lo, hi]."""
+
+    def accept(values: list[str]) -> tuple[list[str], list[str]]:
+        shown = values[-count:]
+        parsed = [_number(v, whole, lo, hi) for v in shown]
+        bad = [v for v, p in zip(shown, parsed, strict=True) if p is None]
+        if bad or len(shown) != count:
+            return [], bad or values
+        return [p for p in parsed if p is not None], []
+
+    what = _range_words(whole, lo, hi) if count == 1 else f"{count} values, each {_range_words(whole, lo, hi)}"
+    return Rule(what, accept)
+
+
+def choices(options: Sequence[Any], format_func: Callable[[Any], Any] = str, many: bool = False,
+            count: int = 1, limit: int | None = None) -> Rule:
+    """A select widget: one option (``many``: any of them, at most ``limit``), by its label or its plain value."""
+    labels = [str(format_func(o)) for o in options]
+    by_text = {str(o): lab for o, lab in zip(options, labels, strict=True)} | {lab: lab for lab in labels}
+
+    def accept(values: list[str]) -> tuple[list[str], list[str]]:
+        if not many:
+            values = values[-count:]
+        kept = [by_text[v] for v in values if v in by_text]
+        bad = [v for v in values if v not in by_text]
+        if limit is not None and len(kept) > limit:
+            bad, kept = bad + kept[limit:], kept[:limit]
+        if not many and (bad or len(kept) != count):
+            return [], bad or values
+        return kept, bad
+
+    listed = ", ".join(labels[:SHOWN_OPTIONS]) + (", …" if len(labels) > SHOWN_OPTIONS else "")
+    what = (f"any of {listed}" if many else f"one of {listed}") if labels else "empty here"
+    return Rule(what if count == 1 else f"{count} values, each one of {listed}", accept)
+
+
+def switch() -> Rule:
+    """A toggle or checkbox: true or false (also 1/0, yes/no, on/off)."""
+
+    def accept(values: list[str]) -> tuple[list[str], list[str]]:
+        word = values[-1].strip().lower()
+        if word in TRUE_WORDS:
+            return ["true"], []
+        if word in FALSE_WORDS:
+            return ["false"], []
+        return [], values[-1:]
+
+    return Rule("true or false", accept)
+
+
+def text(max_chars: int | None) -> Rule:
+    """A text input: any text of at most ``max_chars`` characters."""
+
+    def accept(values: list[str]) -> tuple[list[str], list[str]]:
+        if max_chars is not None and len(values[-1]) > max_chars:
+            return [], values[-1:]
+        return values[-1:], []
+
+    return Rule("any text" if max_chars is None else f"a text of at most {max_chars} characters", accept)
+
+
+def _is_whole(*values: Any) -> bool:
+    """Whether Streamlit makes a number widget of these arguments an integer one (every number given is an int)."""
+    given = [v for v in values if isinstance(v, int | float) and not isinstance(v, bool)]
+    return bool(given) and all(isinstance(v, int) for v in given)
+
+
+def rule_for(widget: str, a: dict[str, Any]) -> Rule:
+    """The rule of a widget kind (``number_input``, ``slider``, …) from its call's arguments ``a``."""
+    fmt = a.get("format_func") or str
+    if widget == "number_input":
+        return numbers(_is_whole(a["min_value"], a["max_value"], a["value"], a["step"]), a["min_value"],
+                       a["max_value"])
+    if widget == "slider":
+        value = a["value"]
+        pair = isinstance(value, list | tuple)
+        lo, hi = a["min_value"], a["max_value"]
+        whole = _is_whole(lo, hi, *(value if pair else (value,)))
+        return numbers(whole, lo, hi, 2 if pair else 1)
+    if widget == "select_slider":
+        return choices(list(a["options"]), fmt, count=2 if isinstance(a["value"], list | tuple) else 1)
+    if widget in ("selectbox", "radio"):
+        return choices(list(a["options"]), fmt)
+    if widget == "multiselect":
+        return choices(list(a["options"]), fmt, many=True, limit=a.get("max_selections"))
+    if widget in ("pills", "segmented_control"):
+        return choices(list(a["options"]), fmt, many=a.get("selection_mode") == "multi")
+    if widget in ("toggle", "checkbox"):
+        return switch()
+    if widget in ("text_input", "text_area"):
+        return text(a.get("max_chars"))
+    raise TypeError(f"no link rule for st.{widget}")
+
+
+def _echo(key: str, value: str) -> str:
+    """``key=value`` for a note: the value cut to :data:`ECHO` characters, shown as code (never as markdown)."""
+    cut = value if len(value) <= ECHO else value[:ECHO] + "…"
+    cut = "".join(ch if ch.isprintable() and ch != "`" else "?" for ch in cut)
+    return f"`{key}={cut}`"
+
+
+def notes_slot() -> None:
+    """Reserve the place at the top of the page where this run's notes on ignored link values appear.
+
+    ``app.py`` calls it on every run, before any widget; without it (a fragment's rerun) a note is
+    written where the widget is.
+    """
+    ctx = get_script_run_ctx()
+    _RUN.run, _RUN.slot, _RUN.notes = (ctx.cursors if ctx else None), st.empty(), []
+
+
+def note(text: str) -> None:
+    """Show ``text`` among this run's notes on the link (one warning listing them all)."""
+    ctx = get_script_run_ctx()
+    fragment = bool(ctx and ctx.fragment_ids_this_run)
+    if fragment or ctx is None or getattr(_RUN, "run", None) is not ctx.cursors:
+        st.warning(text, icon=":material/link_off:")
+        return
+    _RUN.notes.append(text)
+    _RUN.slot.warning("\n\n".join(_RUN.notes), icon=":material/link_off:")
+
+
+def _set_link(key: str, values: list[str]) -> None:
+    """Put ``values`` (none: remove it) as the link's ``key``, both in the URL and where the widget will read it.
+
+    Streamlit seeds a bound widget from a snapshot of the URL taken at the start of the run and has no
+    public call to amend it, hence the two private fields (tests pin this to the installed version).
+    """
+    with get_session_state().query_params() as qp:
+        if values:
+            qp._initial_query_params[key] = list(values)
+            qp._query_params[key] = values[0] if len(values) == 1 else list(values)
+            qp._send_query_param_msg()
+        else:
+            qp._initial_query_params.pop(key, None)
+            qp.remove_param(key)
+
+
+def _link_values(key: str) -> list[str] | None:
+    """The values the link gives ``key`` (what the widget would read now), or None if it has none."""
+    with get_session_state().query_params() as qp:
+        values = qp._initial_query_params.get(key)
+    return None if values is None else list(values)
+
+
+def check(key: str, label: str, rule: Rule, clearable: bool = False) -> None:
+    """Check the link's value for ``key`` against ``rule``: drop what fails (with a note), normalise what passes."""
+    values = _link_values(key)
+    if values is None:
+        return
+    if all(v == "" for v in values):
+        if not clearable:
+            _set_link(key, [])
+            note(f"Ignored {_echo(key, '')} from the link: **{label}** is {rule.what}.")
+        return
+    kept, bad = rule.accept([v for v in values if v != ""])
+    if kept != values:
+        _set_link(key, kept)
+    for value in bad:
+        note(f"Ignored {_echo(key, value)} from the link: **{label}** is {rule.what}.")
+
+
+def _clearable(widget: str, a: dict[str, Any]) -> bool:
+    """Whether the widget takes an empty value (``?key=``): a multi-select, or an input whose default is None."""
+    return widget in ("multiselect", "text_input", "text_area") or (
+        widget in ("pills", "segmented_control") and a.get("selection_mode") == "multi") or (
+        widget in ("number_input", "selectbox", "radio") and a.get("value", a.get("index", 0)) is None)
+
+
+def bound(widget: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """``widget(*args, **kwargs)`` bound to the URL by its ``key``, the link's value checked first (see module doc)."""
+    a = inspect.signature(widget).bind(*args, **kwargs)
+    a.apply_defaults()
+    name = widget.__name__
+    key = str(a.arguments["key"])
+    check(key, str(a.arguments["label"]), rule_for(name, a.arguments), _clearable(name, a.arguments))
+    return widget(*args, bind="query-params", **kwargs)

@@ -1,0 +1,179 @@
+"""Links with values a control cannot take: the page runs, one note names each ignored value and what the control
+takes, the value leaves the URL, and the valid parts of the link stay."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st_
+from streamlit.testing.v1 import AppTest
+
+from safebandit_ui import links, registry, shell
+from tests.ui.helpers import ROOT, app
+
+pytestmark = pytest.mark.usefixtures("fresh_module_caches")
+DOSE = "pages/dose.py"
+GARBAGE = ["inf", "-inf", "nan", "1e309", "-1e309", "", "DROP", "1" * 5000, "0x1f", "[1](https://x.example)", "1.5e"]
+
+
+def notes(at: AppTest) -> str:
+    """The text of every warning on the page."""
+    return "\n".join(w.value for w in at.warning)
+
+
+def params(at: AppTest) -> dict:
+    return dict(at.query_params)
+
+
+def open_with(link: dict, page: str | None = None, state: dict | None = None) -> AppTest:
+    """``app.py`` opened at ``page`` (as the URL ``/page?link`` does) with widget values ``state``."""
+    at = app(state)
+    for k, v in link.items():
+        at.query_params[k] = v
+    if page:
+        at.switch_page(page)
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    return at
+
+
+def test_home_with_a_non_finite_base_seed_runs_and_says_what_was_ignored():
+    at = open_with({shell.SEED_KEY: "inf", shell.PRECISION_KEY: "float32"})
+    assert at.title[0].value == "safebandit lab"
+    assert "Ignored `base_seed=inf` from the link: **Base seed** is a whole number from 0 to " \
+           f"{shell.MAX_BASE_SEED:,}." in notes(at)
+    assert shell.SEED_KEY not in params(at)
+    assert at.sidebar.number_input(key=shell.SEED_KEY).value == 0
+    assert at.sidebar.selectbox(key=shell.PRECISION_KEY).value == "float32"  # the valid part stays
+
+
+@pytest.fixture(scope="module")
+def dose_from_a_bad_link() -> AppTest:
+    """The dose page from one link with a bad value for each kind of control, and some good ones."""
+    link = {"T": "inf", "seeds": "1e309", shell.SEED_KEY: "inf", "kappa_r": "nan", "delta": "0.9", "g": "cubic",
+            "policies": ["hpucb", "DROP"], "band": "minmax", "d": "6"}
+    return open_with(link, DOSE, {"T": 1000})
+
+
+def test_non_finite_integers_are_ignored_and_named_with_their_range(dose_from_a_bad_link):
+    at, text = dose_from_a_bad_link, notes(dose_from_a_bad_link)
+    assert "Ignored `T=inf` from the link: **Rounds T** is a whole number from 100 to 1,000,000." in text
+    assert "Ignored `seeds=1e309` from the link: **Seeds** is a whole number from 1 to 1,000." in text
+    assert "Ignored `base_seed=inf`" in text
+    assert at.number_input(key="T").value == 1000 and at.number_input(key="seeds").value == 5
+
+
+def test_a_nan_and_an_out_of_range_slider_value_are_ignored(dose_from_a_bad_link):
+    at, text = dose_from_a_bad_link, notes(dose_from_a_bad_link)
+    assert "Ignored `kappa_r=nan` from the link: **Reward noise κ_r** is a number from 0 to 1." in text
+    assert "Ignored `delta=0.9` from the link: **Allowed violation probability δ** is a number from 0.001 to " \
+           "0.5." in text
+    assert at.slider(key="delta").value == 0.05 and not {"kappa_r", "delta"} & set(params(at))
+
+
+def test_a_bad_option_is_ignored_and_a_good_one_among_bad_ones_stays(dose_from_a_bad_link):
+    at, text = dose_from_a_bad_link, notes(dose_from_a_bad_link)
+    assert "Ignored `g=cubic` from the link: **Shape** is one of linear: g(α) = α, power: g(α) = αᵖ, Emax" in text
+    assert "Ignored `policies=DROP` from the link: **Compare** is any of HPC-UCB, On-Expectation, ε-Greedy." in text
+    assert "policies=hpucb" not in text
+    assert at.multiselect(key="policies").value == ["hpucb"]
+    assert at.radio(key="band").value == "minmax" and at.number_input(key="d").value == 6
+
+
+def test_one_note_lists_every_ignored_value_and_the_url_keeps_only_the_good_ones(dose_from_a_bad_link):
+    at = dose_from_a_bad_link
+    assert len([w for w in at.warning if "from the link" in w.value]) == 1
+    assert len(re.findall("Ignored `", notes(at))) == 7
+    kept = params(at)
+    assert not {"seeds", shell.SEED_KEY, "g", "kappa_r", "delta"} & set(kept)
+    assert kept["T"] == "1000"  # the widget's own value (set in the session), no longer the link's
+    assert kept["policies"] in ("HPC-UCB", ["HPC-UCB"])
+
+
+def test_a_long_value_is_echoed_cut_and_never_as_markdown():
+    at = open_with({shell.SEED_KEY: "[x](https://example.org)" + "9" * 10_000})
+    text = notes(at)
+    assert "`base_seed=[x](https://example.org)…`" in text and len(text) < 300
+
+
+def test_presentation_words_are_a_switch_not_an_error():
+    at = open_with({shell.PRESENT_KEY: "maybe"})
+    assert "Ignored `present=maybe` from the link: **Presentation mode** is true or false." in notes(at)
+    assert not at.sidebar.toggle(key=shell.PRESENT_KEY).value
+
+
+# The rules themselves, for every kind of control, over any text.
+
+RULES = {
+    "integer": links.numbers(True, 100, 100_000),
+    "float": links.numbers(False, 0.001, 0.5),
+    "range": links.numbers(False, 0.0, 1.0, count=2),
+    "select": links.choices(("a", "b"), {"a": "A", "b": "B"}.get),
+    "multi": links.choices(("a", "b"), {"a": "A", "b": "B"}.get, many=True, limit=1),
+    "switch": links.switch(),
+    "text": links.text(40),
+}
+
+
+@given(st_.sampled_from(sorted(RULES)), st_.lists(st_.one_of(st_.sampled_from(GARBAGE), st_.text(max_size=50)),
+                                                   min_size=1, max_size=3))
+def test_a_rule_keeps_only_values_the_control_takes(name, values):
+    kept, bad = RULES[name].accept(values)
+    again, none = RULES[name].accept(kept) if kept else ([], [])
+    assert again == kept and none == []  # what is kept passes again, unchanged
+    for v in kept:
+        if name in ("integer", "float", "range"):
+            x = float(v)
+            assert x == x and abs(x) != float("inf")
+            assert (100 <= x <= 100_000 and x.is_integer()) if name == "integer" else 0 <= x <= 1
+    if name in ("select", "multi"):
+        assert set(kept) <= {"A", "B"} and len(kept) <= 1
+    assert bad or kept
+
+
+def test_rules_for_each_number_form():
+    whole = links.numbers(True, 1, 1000)
+    assert whole.accept(["1e3"]) == (["1000"], []) and whole.accept(["2.5"]) == ([], ["2.5"])
+    assert whole.accept(["1e309"]) == ([], ["1e309"]) and whole.accept(["1001"]) == ([], ["1001"])
+    assert links.numbers(False, 0, 1).accept(["nan"]) == ([], ["nan"])
+    assert links.choices((1, 2, 5), lambda k: f"{k} × T").accept(["5"]) == (["5 × T"], [])
+    assert links.switch().accept(["ON"]) == (["true"], [])
+
+
+def test_every_url_bound_widget_goes_through_links():
+    """A widget bound with a bare ``bind="query-params"`` would read the link unchecked."""
+    sources = [ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py")), *sorted((ROOT / "safebandit_ui").glob("*.py"))]
+    raw = [str(p.relative_to(ROOT)) for p in sources if p.name != "links.py" and 'bind="query-params"' in p.read_text()]
+    assert raw == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("page", [p.path for p in registry.PAGES])
+def test_every_bound_control_of_every_page_survives_garbage(page, monkeypatch):
+    """Each page's bound keys (recorded from a first visit) with garbage values: no error, and each rejection of a
+    control drawn in that run named (a control may not be drawn: ``?policies=`` empties a selection, and the page
+    then asks for one instead of drawing its results)."""
+    seen: dict[str, links.Rule] = {}
+    check = links.check
+    monkeypatch.setattr(links, "check", lambda key, label, rule, clearable=False: (
+        seen.setdefault(key, rule), check(key, label, rule, clearable))[1])
+    open_with({}, None if page == "pages/home.py" else page)
+    assert seen, f"{page} has no URL-bound control"
+    link = {k: GARBAGE[i % len(GARBAGE)] for i, k in enumerate(sorted(seen))}
+    rules, seen = seen, {}
+    at = open_with(link, None if page == "pages/home.py" else page)
+    text = notes(at)
+    for key in seen:
+        if link[key] and not rules[key].accept([link[key]])[0]:
+            assert f"Ignored `{key}=" in text, (key, link[key])
+            assert key not in params(at)
+
+
+def test_the_link_snapshot_fields_exist_in_this_streamlit():
+    """links reads and amends Streamlit's URL snapshot through two private fields; fail loudly if they move."""
+    from streamlit.runtime.state.query_params import QueryParams
+
+    qp = QueryParams()
+    assert isinstance(qp._initial_query_params, dict) and isinstance(qp._query_params, dict)

@@ -1,0 +1,120 @@
+"""The shared result store is bounded in bytes: entries measured, least recently used out first, a run larger than
+the budget handed back but not kept, and the budget read from SAFEBANDIT_STORE_MB or the machine's memory."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import random
+
+import jax.numpy as jnp
+import numpy as np
+import pandas as pd
+
+from safebandit_core.battery.cache import Memo, nbytes
+from safebandit_ui import store
+
+MB = 2**20
+
+
+def blob(n: int) -> np.ndarray:
+    """A value holding exactly ``n`` bytes."""
+    return np.zeros(n, dtype=np.uint8)
+
+
+def put(s: store.Store, key: str, n: int) -> store.Entry:
+    entry, _ = s.get_or_compute(key, lambda: blob(n))
+    return entry
+
+
+@dataclasses.dataclass
+class Grows:
+    """Like a model run: arrays at first, more derived on first read (a cached property)."""
+
+    raw: dict[str, np.ndarray]
+
+    @functools.cached_property
+    def outputs(self) -> dict[str, np.ndarray]:
+        return {**self.raw, "derived": blob(600)}
+
+
+def test_sizes_count_arrays_tables_texts_and_derived_outputs_once():
+    a = blob(1000)
+    assert nbytes({"x": a, "y": a, "z": (a, [a])}) == 1000 + 3  # one array referenced four times, plus the keys
+    assert nbytes(jnp.zeros(250, dtype=jnp.float32)) == 1000
+    strings = pd.DataFrame({"label": [f"a long policy label {i}" for i in range(100)]})
+    assert nbytes(strings) == strings.memory_usage(deep=True).sum() > 100 * 20  # the texts themselves count
+    g = Grows({"r": blob(400)})
+    before = nbytes(g)
+    g.outputs  # noqa: B018  (derive)
+    assert nbytes(g) == before + 600 + len("derived")  # the raw arrays and keys it shares count once
+    assert nbytes(len) == nbytes(store) == 0  # functions and modules are not held data
+
+
+def test_the_least_recently_used_go_first_until_under_the_byte_budget():
+    s = store.Store(max_bytes=1000)
+    put(s, "a", 400), put(s, "b", 400)
+    assert s.peek("a") is not None  # a is now more recent than b
+    put(s, "c", 400)
+    assert (s.peek("b"), s.nbytes) == (None, 800)
+    assert s.peek("a") is not None and s.peek("c") is not None
+    put(s, "d", 900)
+    assert [k for k in "acd" if s.peek(k)] == ["d"] and s.nbytes == 900
+
+
+def test_a_run_larger_than_the_budget_is_returned_but_not_kept():
+    s = store.Store(max_bytes=1000)
+    put(s, "small", 300)
+    entry, found = s.get_or_compute("huge", lambda: blob(5000))
+    assert entry.value.nbytes == 5000 and not found and entry.nbytes == 5000
+    assert s.peek("huge") is None and s.peek("small") is not None and s.nbytes == 300
+
+
+def test_an_entry_that_grows_when_read_is_measured_again_and_the_budget_kept():
+    s = store.Store(max_bytes=1500)
+    put(s, "old", 800)
+    entry, _ = s.get_or_compute("run", lambda: Grows({"r": blob(400)}))
+    assert s.nbytes <= 1500 and s.peek("old") is not None
+    entry.value.outputs  # noqa: B018  (a page reads the derived outputs)
+    assert s.peek("run") is entry and entry.nbytes > 1000
+    assert s.peek("old") is None and s.nbytes == entry.nbytes <= 1500
+
+
+def test_a_hundred_varied_runs_never_pass_the_budget():
+    rng = random.Random(20)
+    s = store.Store(max_bytes=10 * MB, max_entries=48)
+    sizes: dict[str, int] = {}
+    for i in range(100):
+        key = f"run{rng.randrange(60)}"
+        n = rng.choice([rng.randrange(1, 64 * 1024), rng.randrange(MB, 4 * MB), 12 * MB])  # small, large, too large
+        if s.peek(key) is None:
+            sizes[key] = n
+            entry = put(s, key, n)
+            assert entry.value.nbytes == n
+        held = {k: v for k, v in sizes.items() if s._entries.get(k) is not None}
+        assert s.nbytes == sum(held.values()) <= 10 * MB, i
+        assert len(held) <= 48
+    assert s.computed > len(held) > 2  # it evicted, and it still keeps several runs
+
+
+def test_the_budget_comes_from_the_environment_or_the_machine(capsys):
+    assert store.budget_bytes({store.BUDGET_ENV: "300"}) == 300 * MB
+    default = store.budget_bytes({})
+    assert store.BUDGET_FLOOR_MB * MB <= default <= store.BUDGET_CAP_MB * MB
+    machine = store.physical_bytes()
+    if machine is not None:
+        assert default == min(store.BUDGET_CAP_MB * MB, max(store.BUDGET_FLOOR_MB * MB, machine // 8 // MB * MB))
+    for bad in ("lots", "-5", "0", "1e3", "9" * 40):
+        assert store.budget_bytes({store.BUDGET_ENV: bad}) == default
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and f"{store.BUDGET_ENV}={bad[:24]}" in err and "whole number of MB from 1" in err
+    assert store.Store().max_bytes == store.budget_bytes()
+
+
+def test_the_data_memo_keeps_no_value_larger_than_itself():
+    memo = Memo(max_bytes=1000)
+    memo.get("a", lambda: blob(600))
+    assert memo.get("big", lambda: blob(2000)).nbytes == 2000
+    assert memo.keys() == ["a"] and memo.held_bytes() == 600
+    memo.get("b", lambda: blob(600))
+    assert memo.keys() == ["b"] and memo.held_bytes() == 600
