@@ -19,7 +19,8 @@ from .embed import HASH_EMBEDDER, SENTENCE_EMBEDDER, EmbedderUnavailable
 from .loader import BatteryDataError
 from .settings import DEFAULT_DIM, DEFAULT_FIT_LAM, POLICIES, TAUS, BatteryReplaySettings
 
-HELP = "NASA Li-ion battery replay (seed 000 sec. 7): fit half a NASA file, replay HPC-UCB, eps-Greedy, On-Expectation."
+HELP = ("NASA Li-ion battery replay (Safety by Design, sec. 7): fit half a NASA file, replay HPC-UCB, eps-Greedy, "
+        "On-Expectation.")
 
 _FLAGS = {"dim": "--dim", "T": "--T", "tau": "--tau", "seeds": "--seeds", "fit_lam": "--fit-lam", "lam": "--lam",
           "delta": "--delta", "delta_prime": "--delta-prime", "eps": "--eps", "base_seed": "--base-seed",
