@@ -125,3 +125,13 @@ def test_no_user_visible_string_of_the_core_names_a_paper_by_seed_number():
                   if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docs
                   and SEED_NAME.search(node.value)]
     assert found == [], found
+
+
+def test_the_theory_overlay_flags_a_slope_far_from_a_half_and_says_where_it_goes():
+    note = presets.slope_note(0.70, 4000)
+    assert note is not None and "0.70 at T = 4,000" in note and "burn-in" in note
+    assert "0.56 at T = 10,000" in note and "d = 5" in note
+    assert presets.slope_note(0.56, 10_000) is None and presets.slope_note(0.45, 10_000) is None
+    low = presets.slope_note(0.30, 10_000)
+    assert low is not None and "below ½" in low and "upper bound" in low
+    assert "No slope" in presets.slope_note(float("nan"), 1000)
