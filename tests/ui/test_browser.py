@@ -116,6 +116,9 @@ def test_your_data_page_takes_an_uploaded_csv_and_draws_the_replay(server, page)
     wait_for_charts(page, n_charts=3)
     assert page.get_by_test_id("stException").count() == 0
     assert page.get_by_test_id("stAlertContentError").count() == 0
+    cut = page.evaluate("""() => Array.from(document.querySelectorAll("[data-testid='stMetric'] *"))
+        .filter(el => el.scrollWidth > el.clientWidth + 1).map(el => el.textContent)""")
+    assert page.get_by_test_id("stMetric").count() >= 8 and cut == [], f"cut off at 1400 px: {cut}"
     assert requests.foreign() == []
 
 
