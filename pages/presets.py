@@ -50,6 +50,13 @@ def quick_size() -> None:
     """The preset selector's callback: a newly chosen preset starts at its own quick size."""
     p = presets.get(st.session_state[NAME_KEY])
     st.session_state[CONTROLS["seeds"].key], st.session_state[CONTROLS["T"].key] = p.quick_seeds, p.quick_T
+    for c in CONTROLS.values():
+        st.session_state.pop(stash_key(c.key), None)
+
+
+def stash_key(key: str) -> str:
+    """Where a size box keeps its own value while *Paper size* shows the paper's in it."""
+    return f"{key}_before_paper_size"
 
 
 def restore_extra(run: presets.PresetRun) -> None:
@@ -70,11 +77,25 @@ def request(slot: str, key: str) -> None:
     st.session_state[slot] = key
 
 
-def size_input(field: str, default: int, disabled: bool, help: str) -> int:
-    """A size box bound to the URL, greyed out while *Paper size* is ticked."""
+def size_input(field: str, quick: int, paper: int | None, help: str) -> int:
+    """A size box bound to the URL, starting at the preset's ``quick`` size.
+
+    While *Paper size* is ticked (``paper`` is the paper's value) the box is greyed out and shows the
+    value that will run; its own value is kept aside and comes back when the tick is removed. The
+    default is passed only to a box that has no value yet (Streamlit warns when a widget gets both a
+    default and a value set through Session State, as the preset selector and a restore do).
+    """
     c = CONTROLS[field]
-    return int(links.bound(st.number_input, c.label, int(c.lo), int(c.hi), default, int(c.step), key=c.key,
-                           disabled=disabled, help=help))
+    state, stash = st.session_state, stash_key(c.key)
+    if paper is not None:
+        if stash not in state:
+            state[stash] = state.get(c.key, quick) if state.get(c.key, quick) != paper else quick
+        state[c.key] = paper
+    elif stash in state:
+        state[c.key] = state.pop(stash)
+    default = {} if c.key in state else {"value": quick}
+    return int(links.bound(st.number_input, c.label, int(c.lo), int(c.hi), step=int(c.step), key=c.key,
+                           disabled=paper is not None, help=help, **default))
 
 
 def controls(ctx: shell.RunContext) -> dict[str, Any]:
@@ -84,15 +105,13 @@ def controls(ctx: shell.RunContext) -> dict[str, Any]:
     p = presets.get(name)
     full = links.bound(st.checkbox, f"Paper size: {p.full_seeds} seeds × T = {p.full_T:,}", key=FULL_KEY,
                        help="The paper's own seeds and rounds (minutes on a CPU for the grids); the boxes below "
-                           "are then not used.")
+                           "then show them, greyed out, and get their own values back when this is unticked.")
     cols = st.columns(2)
     with cols[0]:
-        seeds = size_input("seeds", p.quick_seeds, full, "Independent runs of every setting.")
+        seeds = size_input("seeds", p.quick_seeds, p.full_seeds if full else None, "Independent runs of every setting.")
     with cols[1]:
-        T = size_input("T", p.quick_T, full, "Rounds per run.")
+        T = size_input("T", p.quick_T, p.full_T if full else None, "Rounds per run.")
     forms.restore_section(FORM)
-    if full:
-        seeds, T = p.full_seeds, p.full_T
     return {"preset": name, "seeds": seeds, "T": T, "base_seed": ctx.base_seed, "precision": ctx.precision}
 
 

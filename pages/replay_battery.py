@@ -45,6 +45,11 @@ RW26_NOTE = (
     "Aging Datasets”), unzip it, choose **Upload a .mat file** in the sidebar and upload e.g. `RW9.mat`.")
 
 
+TAU_HELP = ("The paper's are 0.1 and 0.2, on its cells RW9–RW12. On the embedded RW26 they leave a round-1 safe "
+            "dose below 0.02 (the fit's norm bound S ≈ 11 makes HPC-UCB start very low), so the page opens on 0.3 "
+            "and 0.5, where the limit still binds in almost every round.")
+
+
 def restored_values(s: Settings) -> dict[str, float]:
     """The control values a restored file sets; an embedder this server lacks is refused before anything is set."""
     if s.embedder != HASH_EMBEDDER and SENTENCE_EMBEDDER not in battery.available_embedders():
@@ -86,9 +91,9 @@ def controls(ctx: shell.RunContext) -> dict[str, Any]:
     c = CONTROLS["fit_lam"]
     v["fit_lam"] = float(links.bound(st.number_input, c.label, c.lo, c.hi, c.default, c.step, format="%g", key=c.key,
                                      help="Larger: a smaller norm bound S, a lower R²."))
-    v["taus"] = tuple(sorted(links.bound(st.pills, "Cost limit τ (the paper's two)", battery.TAUS,
-                                         selection_mode="multi", default=list(battery.TAUS), key="bat_taus",
-                                         format_func=lambda t: f"τ = {t:g}") or ()))
+    v["taus"] = tuple(sorted(links.bound(st.pills, "Cost limit τ", battery.TAUS, selection_mode="multi",
+                                         default=list(battery.OPEN_TAUS), key="bat_taus",
+                                         format_func=lambda t: f"τ = {t:g}", help=TAU_HELP) or ()))
     v["T"] = links.bound(st.number_input, "Rounds T", 1, battery.MAX_REPLAY_T, None, 500, key="bat_T",
                          placeholder="every replay round", help="More goes through the contexts again.")
     v["seeds"] = forms.integer(CONTROLS, "seeds", "Independent noise draws on the same contexts.")

@@ -64,7 +64,11 @@ CONSISTENT, INCONSISTENT, NOT_SHOWN = "consistent", "inconsistent", "not shown a
 
 @dataclasses.dataclass(frozen=True)
 class PaperNumber:
-    """A number the paper reports for one policy and metric, as printed and as a range [low, high]."""
+    """A number the paper reports for one policy and metric, as printed and as a range [low, high].
+
+    ``accepts`` is the range a claim's verdict accepts for our value (the paper's range widened for
+    what the paper leaves open, such as its noise levels); ``None`` means the paper's range itself.
+    """
 
     policy: str
     metric: str
@@ -72,6 +76,31 @@ class PaperNumber:
     low: float
     high: float
     source: str
+    accepts: tuple[float, float] | None = None
+
+    @property
+    def accepted(self) -> tuple[float, float]:
+        """The range the verdict accepts: :attr:`accepts`, or the paper's own [low, high]."""
+        return self.accepts if self.accepts is not None else (self.low, self.high)
+
+    def position(self, value: float) -> str:
+        """Where ``value`` lies against the paper's range: ``below``, ``within`` or ``above``."""
+        return "below" if value < self.low else "above" if value > self.high else "within"
+
+
+def format_value(metric: str, value: float) -> str:
+    """A metric's value in the unit people read it in: violation rates in percent (as the papers print
+    them), everything else as a plain number."""
+    if metric == "violation_rate":
+        return f"{100 * value:.3g} %"
+    return f"{value:.4g}"
+
+
+def format_range(metric: str, low: float, high: float) -> str:
+    """A range in the metric's unit (one number when low == high): ``10 % – 30 %``."""
+    if low == high:
+        return format_value(metric, low)
+    return f"{format_value(metric, low)} – {format_value(metric, high)}"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -149,12 +178,19 @@ C3 = Claim("C3", "ε-Greedy (ε = 0.5) reaches a regret comparable to HPC-UCB's.
            "Figure 2: comparable learning curves", "eps_comparable")
 
 
+# What C1's verdict accepts (the paper's noise levels and τ values are not given, so its numbers are a
+# picture to match, not a target): HPC-UCB at most 0.1 % of rounds (and its 95 % upper end at most δ);
+# On-Expectation within 10 %–30 %, the paper's 12 %–23 % widened on both sides.
+HPUCB_ACCEPTS = (0.0, 0.001)
+ON_EXPECTATION_ACCEPTS = (0.10, 0.30)
+
+
 def _s000_table1() -> Preset:
     sweeps = tuple(sweep.SweepSpec("dose", dataclasses.replace(S000_BASE, d=d), S000_TAUS, ()) for d in (5, 10))
     numbers = (
-        PaperNumber("hpucb", "violation_rate", "0.02 %", 0.0002, 0.0002, "§7 text and Table 1"),
+        PaperNumber("hpucb", "violation_rate", "0.02 %", 0.0002, 0.0002, "§7 text and Table 1", HPUCB_ACCEPTS),
         PaperNumber("on_expectation", "violation_rate", "12 % – 23 % (range over τ)", 0.12, 0.23,
-                    "§7 text and Table 1"),
+                    "§7 text and Table 1", ON_EXPECTATION_ACCEPTS),
     )
     return Preset("s000-table1", SAFETY, "Table 1", "HPC-UCB vs On-Expectation: violation ratio over τ, d ∈ {5, 10}",
                   "dose", "violation_table", sweeps, ("d", "tau"), ("violation_rate", "final_regret"), 5, 10_000,
@@ -189,8 +225,9 @@ MV_CHOICES = ("With α = 0.05 and μ₀ = 0.7, MV-CUCB's guarantee needs ρ > 2/
 C4 = Claim("C4", "GenCB keeps the sample-path constraint in every round of every run, pulls the default arm "
            "less often and has lower regret than the previous conservative algorithm.",
            "Theorem 1 (slack ≥ 0 always); Figure 1: 'significantly better' regret", "gencb_beats_baseline")
-C5 = Claim("C5", "GenCB's default-arm pulls N₀ level off as T grows, while the previous algorithm's grow "
-           "linearly.", "N₀ independent of T (Theorem 1)", "default_pulls_level_off")
+C5 = Claim("C5", "GenCB's default-arm pulls N₀ level off as T grows, and stay below the previous conservative "
+           "algorithm's.", "E[N₀(T)] ≤ C, a constant independent of T (Theorem 1); previous algorithms play the "
+           "default arm more (§5)", "default_pulls_level_off")
 C6 = Claim("C6", "MV-CUCB keeps its mean-variance constraint when ρ > 2/(α μ₀), and its regret above MV-UCB's "
            "levels off.", "Theorem 5; Figure 1 (d)", "mv_guarantee")
 CMAB_BASE = ConservativeSettings(problem="cmab", K=72, alpha=0.05, mu0=0.7, T=S001_T, seeds=S001_RUNS)
@@ -514,20 +551,48 @@ def _by_policy(per_cell: pd.DataFrame, policy: str) -> pd.DataFrame:
     return per_cell[per_cell["policy"] == policy].set_index("cell")
 
 
-def _check_violation_rates(result: PresetResult) -> Verdict:
-    per_cell = result.cell_summary()
-    hp, oe = _by_policy(per_cell, "hpucb"), _by_policy(per_cell, "on_expectation")
+def _band_count(number: PaperNumber, values: pd.Series) -> str:
+    """How many rows lie within, above and below the paper's range, in words."""
+    where = [number.position(float(v)) for v in values]
+    return ", ".join(f"{where.count(w)} {w}" for w in ("within", "above", "below") if where.count(w))
+
+
+def violation_verdict(hp: pd.DataFrame, oe: pd.DataFrame, T: int, hp_number: PaperNumber,
+                      oe_number: PaperNumber) -> Verdict:
+    """C1 on per-cell rows (``violation_rate``, ``violation_rate_hi``, ``delta``) of HPC-UCB and On-Expectation.
+
+    Consistent when every HPC-UCB rate is in its accepted range with its 95 % upper end at most δ, and
+    every On-Expectation rate is in its accepted range. The text counts the rows within, above and
+    below the paper's own numbers, and names the accepted ranges, so a "consistent" is never a surprise.
+    """
+    hp_lo, hp_hi = hp_number.accepted
+    oe_lo, oe_hi = oe_number.accepted
     ours = (f"HPC-UCB {_pct(hp['violation_rate'].min())}–{_pct(hp['violation_rate'].max())} "
             f"(95 % upper end ≤ {_pct(hp['violation_rate_hi'].max())}); On-Expectation "
-            f"{_pct(oe['violation_rate'].min())}–{_pct(oe['violation_rate'].max())}")
-    hp_ok = bool((hp["violation_rate_hi"] <= hp["delta"]).all() and (hp["violation_rate"] <= 0.001).all())
-    oe_in = bool(((oe["violation_rate"] >= 0.10) & (oe["violation_rate"] <= 0.30)).all())
+            f"{_pct(oe['violation_rate'].min())}–{_pct(oe['violation_rate'].max())}: against the paper's "
+            f"{oe_number.text.split(' (')[0]}, {_band_count(oe_number, oe['violation_rate'])} of {len(oe)} rows")
+    accepts = (f"tolerance: HPC-UCB ≤ {_pct(hp_hi)} with its 95 % upper end ≤ δ; On-Expectation within "
+               f"{format_range('violation_rate', oe_lo, oe_hi)}, the paper's "
+               f"{format_range('violation_rate', oe_number.low, oe_number.high)} widened as its noise levels and "
+               "τ values are not given")
+    hp_ok = bool((hp["violation_rate_hi"] <= hp["delta"]).all()
+                 and hp["violation_rate"].between(hp_lo, hp_hi).all())
+    oe_in = bool(oe["violation_rate"].between(oe_lo, oe_hi).all())
     if hp_ok and oe_in:
-        return Verdict(ours, CONSISTENT)
-    if hp_ok and result.run.T < 10_000 and bool((oe["violation_rate"] < 0.10).any()):
-        return Verdict(ours, NOT_SHOWN, "On-Expectation's rate grows with T; the paper's horizon is T = 10⁴")
-    why = "HPC-UCB above 0.1 % or above δ" if not hp_ok else "On-Expectation outside 10 %–30 %"
-    return Verdict(ours, INCONSISTENT, why)
+        return Verdict(ours, CONSISTENT, accepts)
+    if hp_ok and T < 10_000 and bool((oe["violation_rate"] < oe_lo).any()):
+        return Verdict(ours, NOT_SHOWN, f"On-Expectation's rate grows with T and the paper's horizon is T = 10⁴; "
+                                        f"{accepts}")
+    why = (f"HPC-UCB above {_pct(hp_hi)} or above δ" if not hp_ok
+           else f"On-Expectation outside {format_range('violation_rate', oe_lo, oe_hi)}")
+    return Verdict(ours, INCONSISTENT, f"{why}; {accepts}")
+
+
+def _check_violation_rates(result: PresetResult) -> Verdict:
+    per_cell = result.cell_summary()
+    numbers = {n.policy: n for n in result.preset.paper_numbers if n.metric == "violation_rate"}
+    return violation_verdict(_by_policy(per_cell, "hpucb"), _by_policy(per_cell, "on_expectation"), result.run.T,
+                             numbers["hpucb"], numbers["on_expectation"])
 
 
 def _check_regret_slope(result: PresetResult) -> Verdict:
@@ -609,32 +674,58 @@ def _check_gencb(result: PresetResult) -> Verdict:
     return Verdict(ours, INCONSISTENT, why)
 
 
-def _n0_growth(result: PresetResult, policy: str) -> pd.Series:
-    """N₀(T)/N₀(T/2) per cell (mean over seeds): 1 when it levelled off, 2 when it grows linearly."""
+N0_GROWTH_TOL = 0.1
+"""C5: GenCB's N₀ has levelled off when N₀(T) ≤ (1 + N0_GROWTH_TOL)·N₀(T/2), or grew by at most one pull."""
+
+
+def _n0_half_and_end(result: PresetResult, policy: str) -> pd.DataFrame:
+    """N₀(T/2) and N₀(T) per cell (mean over seeds), columns ``half`` and ``end``."""
     curves = result.curves("default_pulls", 400)
     part = curves[curves["policy"] == policy]
     T = result.run.T
-    out = {}
-    for cell, p in part.groupby("cell"):
-        half = np.interp(T / 2, p["t"], p["mean"])
-        out[cell] = float(p["mean"].iloc[-1] / half) if half > 0 else 1.0
-    return pd.Series(out)
+    rows = {cell: {"half": float(np.interp(T / 2, p["t"], p["mean"])), "end": float(p["mean"].iloc[-1])}
+            for cell, p in part.groupby("cell")}
+    return pd.DataFrame.from_dict(rows, orient="index")
+
+
+def default_pulls_verdict(gencb: pd.DataFrame, base: pd.DataFrame | None, label: str | None,
+                          short: bool) -> Verdict:
+    """C5 on N₀(T/2) and N₀(T) per cell (columns ``half``, ``end``) of GenCB and of its baseline (if run).
+
+    The paper's claim (Theorem 1; §5): GenCB's N₀ is bounded by a constant independent of T, and the
+    previous algorithms play the default arm more. So GenCB's N₀ must have levelled off in every cell
+    (N₀(T)/N₀(T/2) ≤ 1 + :data:`N0_GROWTH_TOL`, or at most one more pull) and be below the baseline's.
+    How the baseline's N₀ grows is not part of the claim and is not tested. ``short``: the run is
+    shorter than the paper's, so a GenCB still exploring is "not shown" rather than "inconsistent".
+    """
+    ratio = gencb["end"] / gencb["half"].where(gencb["half"] > 0)
+    levelled = (gencb["end"] - gencb["half"] <= np.maximum(N0_GROWTH_TOL * gencb["half"], 1.0))
+    ours = (f"N₀(T)/N₀(T/2) of GenCB {ratio.min():.2f}–{ratio.max():.2f}; N₀(T) GenCB "
+            f"{gencb['end'].mean():,.0f}" + ("" if base is None else f" vs {label} {base['end'].mean():,.0f}"))
+    tolerance = (f"levelled off: N₀ grew by at most {100 * N0_GROWTH_TOL:.0f} % (or one pull) from T/2 to T; "
+                 "1 is flat, 2 is linear growth")
+    n = len(gencb)
+    if not levelled.all():
+        k = int((~levelled).sum())
+        return Verdict(ours, NOT_SHOWN if short else INCONSISTENT,
+                       f"GenCB's N₀ still grows in the second half in {k} of {n} cells (ratio up to "
+                       f"{ratio.max():.2f}): it is still exploring" + ("; raise T" if short else f" ({tolerance})"))
+    if base is None:
+        return Verdict(ours, CONSISTENT, f"{tolerance}; the baseline was not run, so 'below it' is not checked")
+    more = gencb["end"] >= base["end"].reindex(gencb.index)
+    if more.any():
+        return Verdict(ours, INCONSISTENT, f"GenCB's N₀ levelled off but is not below {label}'s in "
+                                           f"{int(more.sum())} of {n} cells")
+    return Verdict(ours, CONSISTENT, f"{tolerance}; below {label}'s in every cell")
 
 
 def _check_default_pulls(result: PresetResult) -> Verdict:
     per_cell = result.cell_summary()
     first, base = _first_two(per_cell)
-    if base is None:
-        return Verdict("needs the baseline in the run", NOT_SHOWN, "run GenCB with its baseline")
-    g, b = _n0_growth(result, first), _n0_growth(result, base)
-    label = _by_policy(per_cell, base)["label"].iloc[0]
-    ours = f"N₀(T)/N₀(T/2): GenCB {g.mean():.2f}, {label} {b.mean():.2f}"
-    if bool((g <= 1.1).all() and (b >= 1.6).all()):
-        return Verdict(ours, CONSISTENT, "1 is levelled off, 2 is linear growth")
-    if bool((g <= 1.1).all()):
-        return Verdict(ours, INCONSISTENT, f"{label}'s N₀ did not grow linearly")
-    return Verdict(ours, NOT_SHOWN if result.run.T < result.preset.full_T else INCONSISTENT,
-                   "GenCB's N₀ still grows in the second half: it is still exploring")
+    label = None if base is None else _by_policy(per_cell, base)["label"].iloc[0]
+    return default_pulls_verdict(_n0_half_and_end(result, first),
+                                 None if base is None else _n0_half_and_end(result, base), label,
+                                 result.run.T < result.preset.full_T)
 
 
 def _check_mv(result: PresetResult) -> Verdict:
@@ -695,20 +786,23 @@ def claim_table(result: PresetResult) -> pd.DataFrame:
 
 
 def paper_table(summary: pd.DataFrame) -> pd.DataFrame:
-    """"Paper vs this run": the rows for which the paper reports a number, side by side."""
+    """"Paper vs this run": the rows for which the paper reports a number, side by side, each with where
+    ours lies against the paper's range (within, above, below) and the range the claim's verdict accepts."""
     rows = summary[summary["paper_value"].notna()]
-    percent = rows["metric"] == "violation_rate"
-    scale = np.where(percent, 100.0, 1.0)
-    unit = np.where(percent, " %", "")
+    numbers = [{(n.policy, n.metric): n for n in get(name).paper_numbers}[(policy, metric)]
+               for name, policy, metric in zip(rows["preset"], rows["policy"], rows["metric"], strict=True)]
+    metrics, values = rows["metric"].to_numpy(), rows["value"].to_numpy()
     return pd.DataFrame({
         "setting": [", ".join(f"{sweep.symbol(k)}={v}" for k, v in json.loads(s).items()
                               if k not in ("T", "seeds")) for s in rows["settings"]],
         "policy": rows["label"].to_numpy(),
-        "metric": rows["metric"].to_numpy(),
+        "metric": metrics,
         "paper": rows["paper_value"].to_numpy(),
-        "this run": [f"{v * k:.3g}{u}" for v, k, u in zip(rows["value"], scale, unit, strict=True)],
-        "95 % interval": [f"{lo * k:.3g} – {hi * k:.3g}{u}" for lo, hi, k, u in
-                          zip(rows["ci_low"], rows["ci_high"], scale, unit, strict=True)],
+        "this run": [format_value(m, v) for m, v in zip(metrics, values, strict=True)],
+        "95 % interval": [f"{format_value(m, lo)} – {format_value(m, hi)}" for m, lo, hi in
+                          zip(metrics, rows["ci_low"], rows["ci_high"], strict=True)],
+        "vs the paper": [n.position(float(v)) for n, v in zip(numbers, values, strict=True)],
+        "the verdict accepts": [format_range(m, *n.accepted) for m, n in zip(metrics, numbers, strict=True)],
     })
 
 
@@ -729,6 +823,35 @@ class TheoryResult:
 THEORY_DOSE = dataclasses.replace(S000_BASE, policies=("hpucb", "eps_greedy"), d=5, tau=0.5)
 # Few arms and α = 0.1, so that GenCB's exploration ends (and N₀ levels off) within a few thousand rounds.
 THEORY_GENCB = ConservativeSettings(problem="cmab", policies=("gencb", "conucb"), K=10, alpha=0.1, mu0=0.7)
+SLOPE_NEAR = 0.1
+"""The theory overlay flags HPC-UCB's fitted regret slope when it is more than this from ½."""
+SLOPE_MEASURED = ((10_000, 0.56),)
+"""HPC-UCB's fitted slope (t ≥ T/10, 5 seeds) on the overlay's model (d = 5, τ = 0.5, κ = 1; the Figure 2
+preset's d = 5 cell) at the paper's horizon."""
+
+
+def slope_note(slope: float, T: int) -> str | None:
+    """Why HPC-UCB's fitted regret slope at horizon ``T`` is far from ½, or ``None`` when it is within
+    :data:`SLOPE_NEAR` of ½.
+
+    Theorem 2 is an upper bound that holds as T grows. Early on, the confidence radius is wide, the
+    safe dose small and the regret grows almost linearly (a burn-in); a fit on t ≥ T/10 still leans on
+    those rounds, so at a short horizon the slope sits well above ½ and comes down as T grows.
+    """
+    if not math.isfinite(slope):
+        return "No slope could be fitted: the regret is not positive over the fitted rounds."
+    if abs(slope - 0.5) <= SLOPE_NEAR:
+        return None
+    measured = ", ".join(f"{s:.2f} at T = {n:,}" for n, s in SLOPE_MEASURED)
+    if slope > 0.5:
+        return (f"The fitted slope {slope:.2f} at T = {T:,} is still well above ½: the first rounds are a burn-in "
+                "(a wide confidence radius, so small safe doses and regret growing almost linearly), and a fit "
+                f"on t ≥ T/10 still leans on them. The slope comes down as T grows: on this model it is {measured} "
+                f"(d = {THEORY_DOSE.d}, 5 seeds). Raise T to see it approach ½; this is not against Theorem 2, "
+                "which bounds the growth as T grows.")
+    return (f"The fitted slope {slope:.2f} at T = {T:,} is well below ½: the regret grew more slowly than √T over "
+            "the fitted rounds. Theorem 2 is an upper bound, so a flatter curve does not contradict it; with few "
+            "seeds or rounds the fit is also noisy.")
 
 
 def run_theory(T: int, seeds: int, base_seed: int = 0, precision: str = "auto", device: str | None = None,
@@ -764,7 +887,9 @@ def run_theory(T: int, seeds: int, base_seed: int = 0, precision: str = "auto", 
                         seconds=time.perf_counter() - start, device=dose.device, precision=dose.precision)
 
 
-__all__ = ["CHECKS", "CONSISTENT", "INCONSISTENT", "METRICS", "NAMES", "NOT_SHOWN", "PRESETS", "Claim", "PaperNumber",
+__all__ = ["CHECKS", "CONSISTENT", "INCONSISTENT", "METRICS", "N0_GROWTH_TOL", "NAMES", "NOT_SHOWN", "PRESETS",
+           "SLOPE_NEAR", "Claim", "PaperNumber", "default_pulls_verdict", "format_range", "format_value",
+           "violation_verdict",
            "Preset", "PresetResult", "PresetRun", "TheoryResult", "Verdict", "cell_name", "claim_table",
-           "curve_stats", "get", "paper_table", "run_preset", "run_theory", "running", "slug",
+           "curve_stats", "get", "paper_table", "run_preset", "run_theory", "running", "slope_note", "slug",
            "summary_rows"]

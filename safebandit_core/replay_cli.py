@@ -135,10 +135,19 @@ def _report(args: argparse.Namespace, preset: Any, result: Any, out_dir: Path | 
 
 
 def _print_table(lines: list[str], rows: list[dict]) -> None:
+    """The summary rows, one a line, every number of a line in one unit (violation rates in percent, as the
+    papers print them), with where ours lies against the paper's range."""
+    from .presets import PaperNumber, format_value
+
     for line in lines:
         print(line)
     for r in rows:
         settings = ", ".join(f"{k}={v}" for k, v in r["settings"].items() if k not in ("T", "seeds"))
-        ci = "" if r["ci_low"] is None else f"  [{r['ci_low']:.4g}, {r['ci_high']:.4g}]"
-        paper = "" if r["paper_value"] is None else f"  (paper: {r['paper_value']})"
-        print(f"  {settings:<24} {r['label']:<15} {r['metric']:<15} {r['value']:.4g}{ci}{paper}")
+        metric = r["metric"]
+        ci = ("" if r["ci_low"] is None else
+              f"  [{format_value(metric, r['ci_low'])}, {format_value(metric, r['ci_high'])}]")
+        paper = ""
+        if r["paper_value"] is not None:
+            where = PaperNumber(r["policy"], metric, r["paper_value"], r["paper_low"], r["paper_high"], "")
+            paper = f"  (paper: {r['paper_value']}; ours {where.position(r['value'])})"
+        print(f"  {settings:<24} {r['label']:<15} {metric:<15} {format_value(metric, r['value'])}{ci}{paper}")

@@ -88,10 +88,12 @@ def describe_instance(settings: ConservativeSettings) -> str:
                 f"between {inst.means.min():.3f} and {inst.means.max():.3f} (‖x‖ ≤ {settings.L:g}, "
                 f"‖θ*‖ ≤ {inst.S:g})")
     else:
-        what = f"{K} Bernoulli arms with means in equal steps from 0.8 down to 0.2 (seed 001's preset)"
+        what = (f"{K} Bernoulli arms with means in equal steps from 0.8 down to 0.2 (the preset of "
+                "One-size-fits-all conservative bandits)")
     if SUPER_ARMS[problem]:
         what += f"; a super arm is any {settings.m} of them and pays the sum of their rewards"
     best = ("best super arm mean" if SUPER_ARMS[problem] else "best mean") + f" {inst.best:.3f}"
     how = ("set by you" if inst.mu0_given
-           else "one sixth of the way down from the best mean to the worst, as in seed 001's CMAB preset")
+           else "one sixth of the way down from the best mean to the worst, as in the CMAB preset of "
+                "One-size-fits-all conservative bandits")
     return f"{problem.upper()}: {what}; {best}; the default arm pays μ₀ = {inst.mu0:g} ({how})."

@@ -14,7 +14,7 @@ from .family import FAMILY
 from .policies import NAMES
 from .settings import MAX_D, MAX_SEEDS, MAX_T, DoseSettings, warnings_for
 
-HELP = "Heteroscedastic dose model (seed 000): HPC-UCB, On-Expectation, eps-Greedy."
+HELP = "Heteroscedastic dose model (Safety by Design): HPC-UCB, On-Expectation, eps-Greedy."
 
 _FLAGS = {"kappa_r": "--noise/--kappa-r", "kappa_c": "--noise/--kappa-c", "policy": "--policy",
           "g_power": "--g-power", "g_ec50": "--g-ec50", "g_hill": "--g-hill", "delta_prime": "--delta-prime",

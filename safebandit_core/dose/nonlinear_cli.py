@@ -14,7 +14,7 @@ from .nonlinear.classes import KINDS as CLASS_KINDS
 from .nonlinear.family import FAMILY
 from .nonlinear.settings import MAX_SIZE, NonlinearSettings, warnings_for
 
-HELP = "Non-linear dose model (seed 000, Algorithm 2): HPC-UCB over finite function classes."
+HELP = "Non-linear dose model (Safety by Design, Algorithm 2): HPC-UCB over finite function classes."
 
 _FLAGS = {"kappa_r": "--noise/--kappa-r", "kappa_c": "--noise/--kappa-c", "policy": "--policy",
           "function_class": "--class", "size": "--size", "g_power": "--g-power", "g_ec50": "--g-ec50",

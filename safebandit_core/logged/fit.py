@@ -210,11 +210,26 @@ class LoggedFit:
             by = ", ".join(f"{c}: {k:,}" for c, k in t.dropped_by.items())
             out.append(f"{t.rows_dropped:,} of {t.n_file_rows:,} rows were dropped for missing or infinite values "
                        f"({by}).")
-        left = int((f.g_dose < self.plan.min_g).sum())
+        left = self.rows_left_out()
         if left:
             out.append(f"{left:,} rows with g(dose) below {self.plan.min_g:g} were left out of the fit (dividing by a "
                        "near-zero g(α) would blow up their noise); their contexts are still replayed.")
         return out
+
+    def rows_left_out(self) -> int:
+        """Rows of the part of the log that fits (all of it, or its first part) whose g(dose) is below
+        ``min_g``: read and replayed, but left out of the fit."""
+        g = self.fitted.g_dose
+        part = int(round(self.plan.fit_fraction * g.size)) if self.plan.split == "first_half" else g.size
+        return int((g[:part] < self.plan.min_g).sum())
+
+    def rows_sentence(self) -> str:
+        """Where every row of the file went, in one sentence whose numbers add up (the page's metrics and
+        the notes use the same counts)."""
+        t, left = self.table, self.rows_left_out()
+        return (f"{t.n_file_rows:,} rows in the file: {t.rows_dropped:,} dropped for missing or infinite values, "
+                f"{left:,} left out of the fit (g(dose) below {self.plan.min_g:g}), {self.fitted.n_fit:,} fitted; "
+                f"{self.env.n:,} replayed.")
 
     def report(self, tau: float | None = None) -> dict[str, Any]:
         """The fit report as one JSON-ready object (the command line prints it; the page shows it)."""

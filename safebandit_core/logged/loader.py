@@ -200,6 +200,20 @@ def _gunzip(data: bytes, max_bytes: int) -> bytes:
     return out
 
 
+def _looks_like_json(text: str) -> bool:
+    """A JSON document (an object, or an array that parses), not a table: a CSV header never opens with a brace."""
+    start = text.lstrip()[:1]
+    if start == "{":
+        return True
+    if start != "[":
+        return False
+    try:
+        json.loads(text)
+    except ValueError:
+        return False
+    return True
+
+
 def _parse_csv(data: bytes) -> pd.DataFrame:
     if b"\x00" in data[:4096]:
         raise _not_a_table("binary data, not text")
@@ -207,6 +221,8 @@ def _parse_csv(data: bytes) -> pd.DataFrame:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise _not_a_table("text that is not UTF-8") from None
+    if _looks_like_json(text):
+        raise SettingsError("data", "a CSV or Parquet table: this looks like a JSON file; upload CSV or Parquet")
     head = text[:65536]
     lines = head.splitlines()
     if not lines or not lines[0].strip():

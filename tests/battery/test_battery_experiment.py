@@ -270,7 +270,7 @@ def test_cli_prints_exactly_one_json_object(capsys: pytest.CaptureFixture[str], 
 def test_cli_keys_and_numbers_are_the_replays(capsys: pytest.CaptureFixture[str], rw26, rw26_result,
                                               battery_only: None) -> None:
     code = cli.main(["battery", "--T", str(T), "--dim", str(DIM), "--seeds", str(SEEDS), "--device", "cpu",
-                     "--json"])
+                     "--tau", str(rw26.settings.tau), "--json"])  # the command's default τ is the page's, not 0.1
     out, err = capsys.readouterr()
     assert code == 0, err
     summary, expected = json.loads(out), ex.summary_row(rw26, rw26_result)
@@ -325,10 +325,11 @@ def test_replay_settings_round_trip_and_name_a_bad_field() -> None:
     assert from_dict(ex.BatteryReplaySettings, json.loads(json.dumps(data))) == s
     assert ex.battery_settings(data) == s
     defaults = ex.battery_settings({"kind": "battery", "dim": 8, "base_seed": 0})
-    assert defaults.taus == ex.TAUS and defaults.policies == ex.POLICIES and defaults.fit_lam == ex.DEFAULT_FIT_LAM
+    assert defaults.taus == ex.PAPER_TAUS and defaults.policies == ex.POLICIES
+    assert defaults.fit_lam == ex.DEFAULT_FIT_LAM
     assert (defaults.tau, defaults.delta, defaults.delta_prime, defaults.lam, defaults.eps) == (0.1, 0.05, 0.05, 1.0,
                                                                                                   0.5)
-    for bad, field in (({"dim": 0}, "dim"), ({"fit_lam": 0.0}, "fit_lam"), ({"taus": [0.3]}, "taus"),
+    for bad, field in (({"dim": 0}, "dim"), ({"fit_lam": 0.0}, "fit_lam"), ({"taus": [0.4]}, "taus"),
                        ({"T": ex.MAX_REPLAY_T + 1}, "T"), ({"source": "path", "path": " "}, "path"),
                        ({"policies": ["greedy"]}, "policies"), ({"embedder": "sentence-transformers"}, "embedder"),
                        ({"precision": "float16"}, "precision"), ({"seeds": True}, "seeds"), ({"tau": 0}, "tau")):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -127,12 +128,41 @@ class Requests:
         return out
 
 
+class Console:
+    """Every console error and uncaught page error; ``unexpected()`` lists them but Streamlit's own probes.
+
+    Opening a sub-path (``/dose``) makes Streamlit's frontend ask ``/dose/_stcore/health`` and
+    ``/dose/_stcore/host-config`` first, which answer 404 before it falls back to the root ones
+    (harmless: STREAMLIT_NOTES §7). Anything else in the console is a defect of the page.
+    """
+
+    PROBE = re.compile(r"^/[^/]+/_stcore/(health|host-config)$")
+
+    def __init__(self, pg) -> None:
+        self.errors: list[tuple[str, str]] = []  # (text, url of the source)
+        pg.on("console", lambda m: self.errors.append((m.text, m.location.get("url", "")))
+              if m.type == "error" else None)
+        pg.on("pageerror", lambda e: self.errors.append((f"uncaught: {e}", "")))
+
+    @classmethod
+    def is_probe(cls, text: str, url: str) -> bool:
+        """A failed request of Streamlit's sub-path health or host-config probe."""
+        return text.startswith("Failed to load resource") and bool(cls.PROBE.match(urllib.parse.urlsplit(url).path))
+
+    def unexpected(self) -> list[str]:
+        """Every error but the probes, with its source."""
+        return [f"{text} ({url})" for text, url in self.errors if not self.is_probe(text, url)]
+
+
 @pytest.fixture
 def page(browser):
+    """A 1400 × 1000 page; the test fails when the console showed an error other than Streamlit's probes."""
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     pg = context.new_page()
+    console = Console(pg)
     yield pg
     context.close()
+    assert console.unexpected() == [], f"console errors: {console.unexpected()[:5]}"
 
 
 def wait_idle(pg, timeout_ms: int = 90_000) -> None:

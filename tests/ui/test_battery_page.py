@@ -58,8 +58,9 @@ def test_the_embedded_cell_replays_both_taus_offline_with_words_and_the_command_
     shown = charts(at)
     assert {"raw_window", "currents", "fit_scatter"} | {f"{c}_t{i}" for c in REPLAY_CHARTS for i in (0, 1)} <= set(
         shown)
-    assert "τ = 0.1" in shown["cost_t0"]["layout"]["title"]["text"]
-    assert "τ = 0.2" in shown["cost_t1"]["layout"]["title"]["text"]
+    assert "τ = 0.3" in shown["cost_t0"]["layout"]["title"]["text"]  # the page opens on τ = 0.3 and 0.5
+    assert "τ = 0.5" in shown["cost_t1"]["layout"]["title"]["text"]
+    assert not at.warning, [w.value for w in at.warning]  # no "almost no safe dose" on the defaults
     prose = texts(at)
     for words in ("Safety by Design (2026)", "RW26", "RW9–RW12", "Prognostics Data Repository", "R² =",
                   "treats θ*, μ* as the truth", "After these 200 rounds", "In these 200 rounds"):
@@ -70,7 +71,7 @@ def test_the_embedded_cell_replays_both_taus_offline_with_words_and_the_command_
     assert {"Round-1 safe dose α₁", "HPC-UCB violation rate", "HPC-UCB final regret"} <= {m.label for m in at.metric}
     commands = [c.value for c in at.code]
     assert commands == [f"python -m safebandit_core battery --tau {t} --T 200 --dim 32 --seeds 2 --precision float64 "
-                        "--json" for t in ("0.1", "0.2")]
+                        "--json" for t in ("0.3", "0.5")]
     assert {"Per-round CSV", "Per-round Parquet", "Settings JSON", "Everything (zip)"} <= download_labels(at)
     at.run()
     assert all("shared, not recomputed" in c.value for c in at.caption if c.value.startswith("Ran on"))
@@ -224,3 +225,24 @@ def test_a_long_replay_streams_its_charts_and_ends_on_the_final_ones(monkeypatch
     assert {f"{c}_t{i}" for c in REPLAY_CHARTS for i in (0, 1)} <= set(shown)
     assert not any("_live" in key for key in shown)
     assert "seed 7" in shown["cost_t0"]["layout"]["title"]["text"]
+
+
+def test_the_defaults_make_the_point_without_a_warning_and_match_the_command_line():
+    """On its defaults the page replays τ = 0.3 and 0.5 on RW26: a round-1 safe dose above the warning's 0.02,
+    a limit that binds (the true safe dose below 1), and the command line's default τ is the page's first."""
+    import argparse
+
+    from safebandit_core.battery import OPEN_TAUS
+    from safebandit_core.battery import cli as battery_cli
+
+    at = battery_page()
+    assert at.button_group(key="bat_taus").value == list(OPEN_TAUS)
+    assert not at.warning, [w.value for w in at.warning]
+    doses = [float(m.value) for m in at.metric if m.label == "Round-1 safe dose α₁"]
+    assert len(doses) == 2 and all(d > 0.02 for d in doses), doses
+    finals = [m.delta for m in at.metric if m.label == "HPC-UCB dose, last 10 %"]
+    assert finals and all(float(f.split()[-1]) < 1.0 for f in finals), finals  # the limit binds
+    parser = argparse.ArgumentParser()
+    battery_cli.add_arguments(parser)
+    assert parser.parse_args([]).tau == OPEN_TAUS[0]
+    assert "seed 00" not in parser.format_help().lower()

@@ -8,6 +8,7 @@ turns the skip into a failure (CI sets it). A full-page screenshot goes to artif
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -115,4 +116,46 @@ def test_your_data_page_takes_an_uploaded_csv_and_draws_the_replay(server, page)
     wait_for_charts(page, n_charts=3)
     assert page.get_by_test_id("stException").count() == 0
     assert page.get_by_test_id("stAlertContentError").count() == 0
+    cut = page.evaluate("""() => Array.from(document.querySelectorAll("[data-testid='stMetric'] *"))
+        .filter(el => el.scrollWidth > el.clientWidth + 1).map(el => el.textContent)""")
+    assert page.get_by_test_id("stMetric").count() >= 8 and cut == [], f"cut off at 1400 px: {cut}"
     assert requests.foreign() == []
+
+
+def test_the_console_check_lets_only_streamlits_probes_through():
+    """What the page fixture forgives (no browser needed): the 404s of ``/<page>/_stcore/health`` and
+    ``host-config``; a 404 elsewhere, a JavaScript error or a foreign font is an error."""
+    from tests.ui.browserkit import Console
+
+    fail = "Failed to load resource: the server responded with a status of 404 (Not Found)"
+    assert Console.is_probe(fail, "http://127.0.0.1:8501/dose/_stcore/health")
+    assert Console.is_probe(fail, "http://127.0.0.1:8501/presets/_stcore/host-config")
+    assert not Console.is_probe(fail, "http://127.0.0.1:8501/_stcore/health")
+    assert not Console.is_probe(fail, "http://127.0.0.1:8501/dose/static/app.js")
+    assert not Console.is_probe(fail, "https://fonts.gstatic.com/s/i/short-term/release/materialsymbolsrounded/x.svg")
+    assert not Console.is_probe("Uncaught TypeError: x is undefined", "http://127.0.0.1:8501/dose/_stcore/health")
+
+
+def test_every_pages_first_load_leaves_the_console_and_the_server_log_clean(browser, tmp_path):
+    """A new visitor opening each page straight from its address: no console error but Streamlit's probes,
+    and no warning or traceback in the server's log."""
+    from safebandit_ui import registry
+    from tests.ui.browserkit import Console, serve
+
+    log = tmp_path / "server.log"
+    found: dict[str, list[str]] = {}
+    with serve(log) as url:
+        for spec in registry.PAGES:
+            context = browser.new_context(viewport={"width": 1400, "height": 1000})
+            pg = context.new_page()
+            console = Console(pg)
+            path = "" if spec.default else Path(spec.path).stem
+            pg.goto(f"{url}/{path}")
+            wait_idle(pg, 300_000)
+            pg.wait_for_timeout(1000)
+            if console.unexpected():
+                found[spec.path] = console.unexpected()
+            context.close()
+    lines = [line for line in log.read_text().splitlines()
+             if "WARNING" in line or "Traceback" in line or "Error" in line]
+    assert found == {} and lines == [], (found, lines[:10])

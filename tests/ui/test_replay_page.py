@@ -67,10 +67,17 @@ def test_paper_size_disables_the_size_boxes_and_names_full_in_the_command():
     at = open_page(PRESETS, {"preset": "s001-fig1a-cmab"}, timeout=TIMEOUT)
     assert at.number_input(key="preset_T").value == presets.get("s001-fig1a-cmab").quick_T
     assert not at.number_input(key="preset_seeds").disabled
+    at.number_input(key="preset_seeds").set_value(7).run()
     at.checkbox(key="preset_full").check().run()
     assert at.number_input(key="preset_seeds").disabled and at.number_input(key="preset_T").disabled
+    # the greyed boxes show what will run: the paper's size, not the quick one
+    assert (at.number_input(key="preset_seeds").value, at.number_input(key="preset_T").value) == (50, 100_000)
     assert [c.value for c in at.code] == ["python -m safebandit_core replay --preset s001-fig1a-cmab --full"]
     assert "50 seeds × T = 100,000" in " ".join(m.value for m in at.markdown)
+    at.checkbox(key="preset_full").uncheck().run()  # the boxes get their own values back
+    assert (at.number_input(key="preset_seeds").value, at.number_input(key="preset_T").value) == (7, 50_000)
+    assert not at.number_input(key="preset_seeds").disabled
+    at.checkbox(key="preset_full").check().run()
     at.selectbox(key="preset").select("s000-fig2").run()  # a new preset starts at its own quick size
     at.checkbox(key="preset_full").uncheck().run()
     assert (at.number_input(key="preset_seeds").value, at.number_input(key="preset_T").value) == (5, 10_000)
@@ -138,7 +145,10 @@ def test_theory_page_fits_the_slope_and_runs_each_horizon():
     assert not errors(at)
     got = charts(at)
     assert set(got) == {"theory_loglog", "theory_horizons"}
-    assert any(d["name"].startswith("HPC-UCB fit: slope") for d in got["theory_loglog"]["data"])
+    fit = next(d["name"] for d in got["theory_loglog"]["data"] if d["name"].startswith("HPC-UCB fit: slope"))
+    slope = float(fit.split("slope")[1].split()[0])
+    note = presets.slope_note(slope, 1000)  # the flag matches the slope drawn (a burn-in at T = 1,000, or none)
+    assert [i.value for i in at.info] == ([] if note is None else [note])
     text = text_of(at)
     assert "near ½ (slightly above, from the log factors)" in text and "near or below" not in text
     assert "each horizon here is its own run" in text and "Fitted on t ≥ 100 at T = 1,000" in text

@@ -43,8 +43,14 @@ def test_the_built_in_example_is_fitted_and_replayed() -> None:
     assert not errors(at), errors(at)
     assert FIT_CHARTS | REPLAY_CHARTS <= set(charts(at))
     labels = {m.label: m.value for m in at.metric}
-    assert labels["Rows used (dropped)"] == "3,000 (0)" and labels["Context dimension d"] == "5"
+    assert labels["Context dimension d"] == "5"
     words = texts(at)
+    # the metric, the caption and the note give the same counts: rows below min_g are read, not fitted
+    left = next(w.value for w in at.warning if "left out of the fit" in w.value).split()[0]
+    fitted = 3000 - int(left.replace(",", ""))
+    assert labels["Rows fitted"] == f"{fitted:,}"
+    assert (f"3,000 rows in the file: 0 dropped for missing or infinite values, {left} left out of the fit "
+            f"(g(dose) below 0.05), {fitted:,} fitted; 3,000 replayed.") in words
     assert "SYNTHETIC" in words and "of the logged rounds had a side effect above τ" in words
     assert at.markdown[0].value.startswith("Bring a log"), "a stray string was drawn before the page's text"
     assert "Ran on" in words and "2,000 rounds × 3 seeds × 3 policies" in words and logged.NOISE_NOTE in words
@@ -59,7 +65,7 @@ def test_an_uploaded_log_is_mapped_named_and_replayed() -> None:
     assert at.multiselect(key="yd_context").value == ["x1", "x2", "x3", "x4"]
     assert (at.selectbox(key="yd_dose").value, at.selectbox(key="yd_cost").value) == ("dose", "side_effect")
     assert FIT_CHARTS | REPLAY_CHARTS <= set(charts(at))
-    assert {m.label: m.value for m in at.metric}["Rows used (dropped)"] == "2,000 (0)"
+    assert "2,000 rows in the file: 0 dropped" in texts(at)
     at.text_input(key="yd_cost_name").input("toxicity").run()
     at.text_input(key="yd_cost_unit").input("grade").run()
     assert not at.exception and "had a toxicity (grade) above τ" in texts(at)
@@ -71,6 +77,7 @@ def test_an_uploaded_log_is_mapped_named_and_replayed() -> None:
 @pytest.mark.parametrize(("name", "data", "state", "words"), [
     ("binary.csv", bytes(range(256)) * 8, {}, "binary data"),
     ("empty.csv", b"", {}, "an empty file"),
+    ("settings.csv", to_json(logged.LoggedSettings()).encode(), {}, "looks like a JSON file; upload CSV or Parquet"),
     ("mg.csv", csv_bytes(planted(400).frame.assign(dose=lambda f: 500 * f["dose"])), {}, "min–max scaling"),
     ("holes.csv", csv_bytes(planted(400).frame.assign(x1="n/a")), {}, "every mapped column has a value"),
     ("text.csv", csv_bytes(planted(400).frame.astype({"side_effect": object}).assign(
