@@ -1,0 +1,90 @@
+"""The scrub chart every model page shows under its charts: the model's knob answered in the browser.
+
+:func:`section` computes the family's scrub knob along its whole axis (:mod:`safebandit_core.scrub`,
+one compiled grid on the same seeds), once per server for the settings *without* that knob (the
+shared :mod:`.store`, key :func:`key`), and draws it as one plotly figure with a slider over
+precomputed frames (:func:`safebandit_core.viz.scrub.scrub_figure`): moving the slider costs the
+server nothing, and moving the page's own knob finds the same grid. Pages call it after their main
+charts are drawn, so those are not delayed by it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import plotly.graph_objects as go
+import streamlit as st
+
+from safebandit_core import families, scrub
+from safebandit_core.settings import SettingsError
+from safebandit_core.viz import scrub as vs
+
+from . import shell, store
+
+CHART_KEY = "scrub"
+MAX_WORK = 40_000_000
+"""Work units (:func:`.store.work`, all values together) above which the page does not compute the grid."""
+HOW = ("**Drag the slider** (or click it and use the arrow keys): every value of {symbol} was computed in "
+       "advance on the same random draws as the run above (the same {draws}), so a step shows only what "
+       "{symbol} changes. Nothing reruns on the server.")
+DRAWS = {"dose": "patients and noises", "nonlinear": "patients and noises"}
+"""What the shared random draws are, in a model's words (else: "arms, rewards and coin flips")."""
+
+
+def key(settings: Any, device: str, field: str) -> str:
+    """The store key of a scrub grid: the settings with the scrubbed field normalised, the device, the field."""
+    axis = scrub.axis_of(families.of(settings), field)
+    return store.key_of(scrub.normalised(settings, axis), device, {"scrub": axis.field})
+
+
+def result(settings: Any, device: str, field: str) -> tuple[scrub.Result, bool]:
+    """The grid of ``field`` for ``settings`` from the shared store, computed now if nobody has; (result, stored)."""
+    axis = scrub.axis_of(families.of(settings), field)
+    base = scrub.normalised(settings, axis)
+    work = store.work(settings) * len(axis.values)
+    entry, stored = store.store().get_or_compute(key(settings, device, field),
+                                                 lambda: scrub.compute(base, field, device),
+                                                 heavy=work > store.HEAVY_WORK)
+    return entry.value, stored
+
+
+def figure(settings: Any, device: str, field: str, current: int) -> go.Figure:
+    """The scrub chart of ``field`` starting at value index ``current``, built once per server (plotly's checks of
+    21 frames take longer than the grid itself) and shared through the store like the grid."""
+    res, _ = result(settings, device, field)
+    build = lambda: vs.scrub_figure(res.curves, res.finals, symbol=res.symbol, label=res.label, values=res.values,
+                                    titles=res.titles, current=current)
+    entry, _ = store.store().get_or_compute(f"{key(settings, device, field)}|figure {current}", build)
+    return entry.value
+
+
+@st.fragment
+def section(settings: Any, ctx: shell.RunContext) -> None:
+    """*Scrub the knob*: the knob's choice (where the model has several), the chart (key ``scrub``) and a caption."""
+    family = families.of(settings)
+    if not family.scrub:
+        return
+    st.subheader("Scrub the safety knob: every value at once")
+    axes = {a.field: a for a in family.scrub}
+    field = family.scrub[0].field
+    if len(axes) > 1:
+        field = st.radio("Knob", list(axes), key=f"{family.kind}_scrub_axis", horizontal=True,
+                         format_func=lambda f: f"{axes[f].symbol}: {axes[f].label}")
+    axis = axes[field]
+    work = store.work(settings) * len(axis.values)
+    if work > MAX_WORK:
+        st.info(f"The scrub chart computes {len(axis.values)} runs at once, {work:,} work units here; it is drawn "
+                f"up to {MAX_WORK:,}. Lower T or the seeds to see it.", icon=":material/tune:")
+        return
+    own = float(getattr(settings, field))
+    current = scrub.nearest(axis, own)
+    try:
+        with st.spinner(f"Computing {len(axis.values)} values of {axis.symbol} on the same draws…"):
+            fig = figure(settings, ctx.device, field, current)
+    except SettingsError as err:
+        st.info(f"The scrub chart does not fit at these sizes: {err}", icon=":material/tune:")
+        return
+    start = "" if axis.values[current] == own else (f" It starts at {axis.symbol} = {axis.values[current]:g}, the "
+                                                    f"computed value nearest this page's {own:g}.")
+    st.caption(HOW.format(symbol=axis.symbol, draws=DRAWS.get(family.kind, "arms, rewards and coin flips")) + start)
+    st.plotly_chart(fig, key=CHART_KEY, config={"displayModeBar": False})
