@@ -1,0 +1,50 @@
+"""Every model page draws its scrub chart (key ``scrub``) without a click; moving the page's own knob reuses the grid.
+
+Small runs (T = 100, 2 seeds) so each page compiles one run and one grid.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from safebandit_core import scrub
+from tests.ui.helpers import charts, open_page
+
+pytestmark = pytest.mark.usefixtures("fresh_caches")
+
+PAGES = {
+    "pages/dose.py": {"T": 100, "seeds": 2},
+    "pages/nonlinear.py": {"nl_T": 100, "nl_seeds": 2, "nl_size": 16},
+    "pages/conservative.py": {"cb_T": 100, "cb_seeds": 2},
+    "pages/mean_variance.py": {"mv_T": 100, "mv_seeds": 2},
+}
+
+
+def frames_and_slider(spec: dict) -> tuple[list[str], dict]:
+    return [f["name"] for f in spec["frames"]], spec["layout"]["sliders"][0]
+
+
+@pytest.mark.parametrize("page", list(PAGES))
+def test_each_model_page_has_a_scrub_chart(page):
+    at = open_page(page, PAGES[page])
+    spec = charts(at)["scrub"]
+    names, slider = frames_and_slider(spec)
+    assert len(names) >= 11
+    assert [s["args"][0][0] for s in slider["steps"]] == names
+    assert all(s["method"] == "animate" for s in slider["steps"])
+    assert any("Nothing reruns on the server" in c.value for c in at.caption)
+
+
+def test_moving_the_scrubbed_knob_reuses_the_grid(monkeypatch):
+    calls = []
+    compute = scrub.compute
+    monkeypatch.setattr(scrub, "compute", lambda *a, **k: calls.append(a) or compute(*a, **k))
+    at = open_page("pages/dose.py", PAGES["pages/dose.py"])
+    names, slider = frames_and_slider(charts(at)["scrub"])
+    assert names[slider["active"]] == "0.5" and len(calls) == 1
+    at.slider(key="tau").set_value(1.0).run()
+    assert not at.exception
+    names, slider = frames_and_slider(charts(at)["scrub"])
+    assert names[slider["active"]] == "1" and len(calls) == 1, "the τ grid was computed again"
+    at.slider(key="delta").set_value(0.1).run()
+    assert len(calls) == 2, "a change of another setting computes a new grid"
