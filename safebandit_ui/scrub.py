@@ -58,6 +58,12 @@ def figure(settings: Any, device: str, field: str, current: int) -> go.Figure:
     return entry.value
 
 
+def warm(settings: Any, device: str) -> None:
+    """Compute and store the scrub chart of ``settings``' first knob as its page first shows it (the warm-up)."""
+    axis = families.of(settings).scrub[0]
+    figure(settings, device, axis.field, scrub.nearest(axis, float(getattr(settings, axis.field))))
+
+
 @st.fragment
 def section(settings: Any, ctx: shell.RunContext) -> None:
     """*Scrub the knob*: the knob's choice (where the model has several), the chart (key ``scrub``) and a caption."""
