@@ -10,6 +10,7 @@ charts are drawn, so those are not delayed by it.
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import plotly.graph_objects as go
@@ -27,6 +28,10 @@ MAX_WORK = 40_000_000
 HOW = ("**Drag the slider** (or click it and use the arrow keys): every value of {symbol} was computed in "
        "advance on the same random draws as the run above (the same {draws}), so a step shows only what "
        "{symbol} changes. Nothing reruns on the server.")
+INLINE_WORK = 1_000_000
+"""Work units (all values together) up to which the grid is computed within the page's run (the dose model's
+defaults: about 0.2 s); a larger grid is computed in the background, so the page settles without it."""
+POLL_S = 0.5
 DRAWS = {"dose": "patients and noises", "nonlinear": "patients and noises"}
 """What the shared random draws are, in a model's words (else: "arms, rewards and coin flips")."""
 
@@ -37,25 +42,47 @@ def key(settings: Any, device: str, field: str) -> str:
     return store.key_of(scrub.normalised(settings, axis), device, {"scrub": axis.field})
 
 
-def result(settings: Any, device: str, field: str) -> tuple[scrub.Result, bool]:
-    """The grid of ``field`` for ``settings`` from the shared store, computed now if nobody has; (result, stored)."""
+def _grid(settings: Any, device: str, field: str) -> scrub.Result | str:
+    """The grid's reduced result, or why it cannot run at these sizes (a sentence; kept like a result)."""
     axis = scrub.axis_of(families.of(settings), field)
-    base = scrub.normalised(settings, axis)
-    work = store.work(settings) * len(axis.values)
-    entry, stored = store.store().get_or_compute(key(settings, device, field),
-                                                 lambda: scrub.compute(base, field, device),
-                                                 heavy=work > store.HEAVY_WORK)
-    return entry.value, stored
+    try:
+        return scrub.compute(scrub.normalised(settings, axis), field, device)
+    except SettingsError as err:
+        return f"The scrub chart does not fit at these sizes: {err}"
 
 
-def figure(settings: Any, device: str, field: str, current: int) -> go.Figure:
-    """The scrub chart of ``field`` starting at value index ``current``, built once per server (plotly's checks of
-    21 frames take longer than the grid itself) and shared through the store like the grid."""
-    res, _ = result(settings, device, field)
+def result(settings: Any, device: str, field: str) -> scrub.Result | str:
+    """The grid of ``field`` for ``settings`` from the shared store, computed now if nobody has (or why not)."""
+    work = store.work(settings) * len(scrub.axis_of(families.of(settings), field).values)
+    entry, _ = store.store().get_or_compute(key(settings, device, field), lambda: _grid(settings, device, field),
+                                            heavy=work > store.HEAVY_WORK)
+    return entry.value
+
+
+def figure_key(settings: Any, device: str, field: str, current: int) -> str:
+    """The store key of the scrub chart of ``field`` starting at value index ``current``."""
+    return f"{key(settings, device, field)}|figure {current}"
+
+
+def figure(settings: Any, device: str, field: str, current: int) -> go.Figure | str:
+    """The scrub chart of ``field`` starting at value index ``current`` (or why there is none), built once per
+    server (plotly's checks of 21 frames take longer than a small grid) and shared through the store."""
+    res = result(settings, device, field)
+    if isinstance(res, str):
+        return res
     build = lambda: vs.scrub_figure(res.curves, res.finals, symbol=res.symbol, label=res.label, values=res.values,
                                     titles=res.titles, current=current)
-    entry, _ = store.store().get_or_compute(f"{key(settings, device, field)}|figure {current}", build)
+    entry, _ = store.store().get_or_compute(figure_key(settings, device, field, current), build)
     return entry.value
+
+
+def _background(settings: Any, device: str, field: str, current: int) -> None:
+    """:func:`figure` in a thread; an unexpected failure is stored as its message so a waiting page stops waiting."""
+    try:
+        figure(settings, device, field, current)
+    except Exception as err:  # a background failure must not leave a page polling for ever
+        why = f"The scrub chart could not be computed: {err}"
+        store.store().get_or_compute(figure_key(settings, device, field, current), lambda: why)
 
 
 def warm(settings: Any, device: str) -> None:
@@ -64,9 +91,27 @@ def warm(settings: Any, device: str) -> None:
     figure(settings, device, axis.field, scrub.nearest(axis, float(getattr(settings, axis.field))))
 
 
+def inline(settings: Any, n_values: int) -> bool:
+    """Whether the grid is small enough (:data:`INLINE_WORK`) to compute within the page's own run."""
+    return store.work(settings) * n_values <= INLINE_WORK
+
+
+@st.fragment(run_every=POLL_S)
+def _waiting(fkey: str, symbol: str, n_values: int) -> None:
+    """Until the chart is in the store: a note, checked every :data:`POLL_S`; then one rerun of the page draws it."""
+    if store.store().peek(fkey) is not None:
+        st.rerun()
+    st.info(f"Computing {n_values} values of {symbol} on the same draws, in the background: the chart appears here "
+            "when they are ready (the charts above are final).", icon=":material/hourglass:")
+
+
 @st.fragment
 def section(settings: Any, ctx: shell.RunContext) -> None:
-    """*Scrub the knob*: the knob's choice (where the model has several), the chart (key ``scrub``) and a caption."""
+    """*Scrub the knob*: the knob's choice (where the model has several), the chart (key ``scrub``) and a caption.
+
+    A grid larger than :data:`INLINE_WORK` is computed in a background thread while the page settles;
+    a small fragment polls the store and reruns the page once when it is ready.
+    """
     family = families.of(settings)
     if not family.scrub:
         return
@@ -84,11 +129,19 @@ def section(settings: Any, ctx: shell.RunContext) -> None:
         return
     own = float(getattr(settings, field))
     current = scrub.nearest(axis, own)
-    try:
-        with st.spinner(f"Computing {len(axis.values)} values of {axis.symbol} on the same draws…"):
-            fig = figure(settings, ctx.device, field, current)
-    except SettingsError as err:
-        st.info(f"The scrub chart does not fit at these sizes: {err}", icon=":material/tune:")
+    fkey = figure_key(settings, ctx.device, field, current)
+    if store.store().peek(fkey) is None and not inline(settings, len(axis.values)):
+        started = st.session_state.setdefault("scrub_started", {})
+        if fkey not in started:
+            started[fkey] = True
+            threading.Thread(target=_background, args=(settings, ctx.device, field, current), daemon=True,
+                             name="safebandit-scrub").start()
+        _waiting(fkey, axis.symbol, len(axis.values))
+        return
+    with st.spinner(f"Computing {len(axis.values)} values of {axis.symbol} on the same draws…"):
+        fig = figure(settings, ctx.device, field, current)
+    if isinstance(fig, str):
+        st.info(fig, icon=":material/tune:")
         return
     start = "" if axis.values[current] == own else (f" It starts at {axis.symbol} = {axis.values[current]:g}, the "
                                                     f"computed value nearest this page's {own:g}.")

@@ -5,6 +5,8 @@ Small runs (T = 100, 2 seeds) so each page compiles one run and one grid.
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 
 from safebandit_core import scrub
@@ -48,3 +50,20 @@ def test_moving_the_scrubbed_knob_reuses_the_grid(monkeypatch):
     assert names[slider["active"]] == "1" and len(calls) == 1, "the τ grid was computed again"
     at.slider(key="delta").set_value(0.1).run()
     assert len(calls) == 2, "a change of another setting computes a new grid"
+
+
+def test_a_large_grid_is_computed_in_the_background_and_drawn_when_ready(monkeypatch):
+    from safebandit_ui import scrub as ui_scrub
+    from safebandit_ui import store
+
+    monkeypatch.setattr(ui_scrub, "INLINE_WORK", 0)
+    at = open_page("pages/dose.py", PAGES["pages/dose.py"])
+    assert "scrub" not in charts(at) and "regret" in charts(at), "the page settles with its main charts first"
+    assert any("in the background" in i.value for i in at.info)
+    threads = [t for t in threading.enumerate() if t.name == "safebandit-scrub"]
+    assert threads
+    for t in threads:
+        t.join(timeout=120)
+    assert any(k.endswith("|figure 5") for k in store.store()._entries)
+    at.run()  # what the waiting fragment's rerun does once the chart is stored
+    assert not at.exception and "scrub" in charts(at)
