@@ -67,3 +67,13 @@ def test_a_large_grid_is_computed_in_the_background_and_drawn_when_ready(monkeyp
     assert any(k.endswith("|figure 5") for k in store.store()._entries)
     at.run()  # what the waiting fragment's rerun does once the chart is stored
     assert not at.exception and "scrub" in charts(at)
+
+
+def test_the_dose_page_scrubs_delta_too():
+    at = open_page("pages/dose.py", PAGES["pages/dose.py"])
+    assert charts(at)["scrub"]["layout"]["sliders"][0]["currentvalue"]["prefix"].startswith("τ")
+    at.radio(key="dose_scrub_axis").set_value("delta").run()
+    assert not at.exception
+    names, slider = frames_and_slider(charts(at)["scrub"])
+    assert slider["currentvalue"]["prefix"].startswith("δ") and names[slider["active"]] == "0.05"
+    assert charts(at)["scrub"]["frames"][0]["layout"]["title"]["text"].startswith("δ = 0.001")
