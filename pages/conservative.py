@@ -20,7 +20,7 @@ from safebandit_core.conservative import BASELINE, LABELS, ConservativeSettings
 from safebandit_core.conservative.settings import FEATURES, MAX_T, SUPER_ARMS
 from safebandit_core.settings import SettingsError
 from safebandit_core.viz import conservative as vc
-from safebandit_ui import downloads, forms, links, live, pagekit, pins, shell, tools
+from safebandit_ui import downloads, forms, links, live, pagekit, pins, scrub, shell, tools
 from safebandit_ui.forms import Control
 
 DEFAULT = ConservativeSettings()
@@ -239,6 +239,7 @@ def main() -> None:
     sentences(slots, s, frame, summary, best, zoom)
     pagekit.conservative_summary(summary["label"], summary, "regret", "cum_regret")
     crossover(s, ctx)
+    scrub.section(s, ctx)
     tools.panel("conservative", run, summary, tools.conservative_steps(run),
                 lambda: main_figures(frame, best, s.T, zoom))
     downloads.downloads(s, lambda: families.tidy(run), f"conservative_{s.problem}_T{s.T}_K{s.K}_seed{s.base_seed}",

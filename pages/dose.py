@@ -19,7 +19,7 @@ from safebandit_core.dose.settings import MAX_D, MAX_SEEDS, MAX_T
 from safebandit_core.model import Run
 from safebandit_core.viz import dose as vd
 from safebandit_core.viz.common import by_label
-from safebandit_ui import downloads, forms, links, live, pagekit, pins, shell, tools
+from safebandit_ui import downloads, forms, links, live, pagekit, pins, scrub, shell, tools
 from safebandit_ui.forms import Control
 
 DEFAULT = DoseSettings()
@@ -238,6 +238,7 @@ def main() -> None:
         slots["regret_text"].markdown(captions.regret_order(summary, s.T))
         slack_and_table(s, frame, summary)
         round_inspector(s, frame)
+        scrub.section(s, ctx)
         tools.panel("dose", run, summary, tools.dose_steps(run), lambda: main_figures(s, frame, summary, band))
         downloads.downloads(s, lambda: families.tidy(run), f"dose_T{s.T}_d{s.d}_seed{s.base_seed}", summary=summary,
                             figures=lambda: {**main_figures(s, frame, summary, band), "slack": vd.slack_figure(frame)},

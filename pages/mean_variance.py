@@ -20,7 +20,7 @@ from safebandit_core.model import Run
 from safebandit_core.settings import SettingsError
 from safebandit_core.viz import conservative as vc
 from safebandit_core.viz import mv as vm
-from safebandit_ui import downloads, forms, links, live, pagekit, pins, shell, tools
+from safebandit_ui import downloads, forms, links, live, pagekit, pins, scrub, shell, tools
 from safebandit_ui.forms import Control
 
 DEFAULT = MVSettings()
@@ -212,6 +212,7 @@ def main() -> None:
         verdict(neg)
     sentences(slots, s, frame, summary, zoom)
     pagekit.conservative_summary(summary["label"], summary, "T·R̃", "regret")
+    scrub.section(s, ctx)
     tools.panel("mv", run, summary, None, lambda: main_figures(s, frame, arms, zoom))
     downloads.downloads(s, lambda: families.tidy(run), f"mean_variance_T{s.T}_K{s.K}_rho{s.rho:g}_seed{s.base_seed}",
                         "mv_", summary=summary, figures=lambda: main_figures(s, frame, arms, zoom),

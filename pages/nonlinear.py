@@ -22,7 +22,7 @@ from safebandit_core.settings import SettingsError
 from safebandit_core.viz import dose as vd
 from safebandit_core.viz import nonlinear as vn
 from safebandit_core.viz.common import by_label
-from safebandit_ui import downloads, forms, links, live, pagekit, pins, shell, tools
+from safebandit_ui import downloads, forms, links, live, pagekit, pins, scrub, shell, tools
 from safebandit_ui.forms import Control
 
 DEFAULT = nl.NonlinearSettings()
@@ -239,6 +239,7 @@ def main() -> None:
         status.caption(live.caption(run, shared, seconds))
         draw_main(slots, s, frame, summary)
         candidates(s, run)
+        scrub.section(s, ctx)
         tools.panel("nonlinear", run, summary, tools.dose_steps(run), lambda: main_figures(s, frame, summary))
         downloads.downloads(s, lambda: families.tidy(run), f"nonlinear_{s.function_class}_F{s.size}_T{s.T}_d{s.d}"
                             f"_seed{s.base_seed}", summary=summary, figures=lambda: main_figures(s, frame, summary),

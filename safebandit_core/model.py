@@ -165,6 +165,37 @@ class Axis:
     log: bool = False
 
 
+@dataclasses.dataclass(frozen=True)
+class Panel:
+    """One panel of a scrub chart: an output ``field`` per round, reduced over seeds, and how a caption says it.
+
+    ``how``: ``"mean"`` over seeds; ``"running"`` the running mean over the rounds so far (of a boolean
+    field: the share of rounds where it held), mean over seeds; or ``"min"`` the worst seed. ``final``: the
+    caption reads the value at the last round (``"last"``) or the smallest over rounds (``"min"``); ``say``
+    is its phrase, a format string of one number.
+    """
+
+    field: str
+    title: str
+    say: str
+    how: str = "mean"
+    final: str = "last"
+
+
+@dataclasses.dataclass(frozen=True)
+class Scrub:
+    """The knob a model is about, computed along ``values`` at once and scrubbed in the browser.
+
+    ``field`` is a traced setting; ``panels`` are the per-round curves every frame shows.
+    """
+
+    field: str
+    symbol: str
+    label: str
+    values: tuple[float, ...]
+    panels: tuple[Panel, ...]
+
+
 @dataclasses.dataclass(frozen=True, eq=False)
 class Family:
     """One model kind, everything generic code needs to run, sweep, show and export it.
@@ -190,6 +221,8 @@ class Family:
     - ``stream(settings, i)``: the explicit stream seed ``i`` of a run sees, and
       ``on_stream(settings, policy, stream)``: one policy replayed on it (the public
       ``run_on_stream`` of the family), so any run can be checked against an independent reading.
+    - ``scrub``: the knobs the model is about (:class:`Scrub`), the first the page's default; each is
+      computed along its whole axis in one grid so a page can scrub it with no rerun.
     """
 
     kind: str
@@ -211,6 +244,7 @@ class Family:
     load: Callable[[dict[str, Any]], Any] | None = None
     stream: Callable[[Any, int], dict[str, np.ndarray]] | None = None
     on_stream: Callable[[Any, str, dict[str, np.ndarray]], dict[str, np.ndarray]] | None = None
+    scrub: tuple[Scrub, ...] = ()
     regret_name: str = "cumulative regret"
     baseline_name: str = "baseline (1 − α)·μ₀"
 

@@ -3,7 +3,8 @@
 :func:`start` runs once per process, whoever calls it first: :mod:`.serve` (what ``make run`` starts)
 when the server starts, before anyone visits, or ``app.py`` (then a no-op). A daemon thread runs each
 model family's default settings, then each model's first audience scenario (the Present page's first
-screen, a board demo's opening), on the default device and puts the results into the shared
+screen, a board demo's opening), then each model's scrub chart (its grid and figure), on the default
+device and puts the results into the shared
 :mod:`.store`, under the keys the pages with untouched controls ask for. With JAX's persistent
 compilation cache (:func:`safebandit_core.device.enable_compile_cache`) a restarted server reads the
 compiled functions back from disk instead of compiling them again. When it is done it prints one
@@ -26,7 +27,7 @@ from typing import Any
 
 from safebandit_core import device, families, scenarios
 
-from . import store
+from . import scrub, store
 
 OFF_ENV = "SAFEBANDIT_WARMUP"
 """``SAFEBANDIT_WARMUP=0`` turns the warm-up off (the test suite does, so tests time only what they run)."""
@@ -73,13 +74,17 @@ def _warm(device_id: str, status: dict[str, Any], halt: threading.Event = _STOP)
     start_time = time.perf_counter()
     shared = store.store()
     jobs = [(type(s).KIND, s) for s in defaults(device_id)] + presentation(device_id)
+    jobs += [(f"scrub:{type(s).KIND}", s) for s in defaults(device_id) if families.of(s).scrub]
     for kind, s in jobs:
         if halt.is_set():
             status["stopped"] = True
             break
         status["now"] = kind
         try:
-            shared.get_or_compute(store.key_of(s, device_id), lambda s=s: families.run(s, device_id))
+            if kind.startswith("scrub:"):
+                scrub.warm(s, device_id)
+            else:
+                shared.get_or_compute(store.key_of(s, device_id), lambda s=s: families.run(s, device_id))
             status["done"].append(kind)
         except Exception as err:  # a warm-up failure must never take the server down; the page reports it
             status["failed"][kind] = str(err)

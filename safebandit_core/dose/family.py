@@ -87,6 +87,19 @@ AXES: tuple[M.Axis, ...] = (
 )
 """The sweepable settings of every dose-type model (the linear and the non-linear one)."""
 
+PANELS: tuple[M.Panel, ...] = (
+    M.Panel("cum_regret", "cumulative regret", "regret {:,.1f}"),
+    M.Panel("violation", "share of rounds over τ so far", "{:.1%} of rounds over τ", how="running"),
+    M.Panel("est_upper", "estimated safe dose α̂max_t (running mean)", "mean safe dose {:.2f}", how="running"),
+)
+SCRUB: tuple[M.Scrub, ...] = (
+    M.Scrub("tau", "τ", "cost limit", (0.05, *(round(0.1 * k, 1) for k in range(1, 21))), PANELS),
+    M.Scrub("delta", "δ", "allowed violation probability",
+            (0.001, 0.002, 0.005, 0.01, 0.015, 0.02, 0.03, 0.04, 0.05, 0.06, 0.075, 0.1, 0.125, 0.15, 0.2, 0.25,
+             0.3, 0.35, 0.4, 0.45, 0.5), PANELS),
+)
+"""The knobs of every dose-type model, scrubbed in the browser: τ (0.05 to 2) and δ (0.001 to 0.5)."""
+
 
 FAMILY = M.Family(
     kind="dose",
@@ -97,6 +110,7 @@ FAMILY = M.Family(
     params=params,
     axes=AXES,
     traced=GRID_FIELDS,
+    scrub=SCRUB,
     derive=derive,
     summarize=summarize,
     memory_bytes=memory_bytes,

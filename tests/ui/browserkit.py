@@ -28,7 +28,7 @@ REQUIRED = os.environ.get("SAFEBANDIT_REQUIRE_BROWSER") == "1"
 BROWSER_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
                 "--disable-extensions", "--no-first-run", "--mute-audio"]
 CHART = "[data-testid='stPlotlyChart']"
-N_CHARTS = 7  # g curve, regret, violations, cost, safe interval, slack, cost distribution
+N_CHARTS = 8  # g curve, regret, violations, cost, safe interval, slack, cost distribution, scrub
 
 pytestmark = pytest.mark.browser
 

@@ -65,7 +65,8 @@ def test_about_page_names_papers_and_device():
 def test_dose_page_runs_and_shows_every_figure():
     at = dose_page()
     assert not errors(at)
-    assert set(charts(at)) == {"g_curve", "regret", "violations", "cost", "safe", "slack", "cost_distribution"}
+    assert set(charts(at)) == {"g_curve", "regret", "violations", "cost", "safe", "slack", "cost_distribution",
+                                "scrub"}
     ran = at.caption[0].value
     assert ran.startswith("Ran on") and f"{SMALL_T:,} rounds" in ran
     assert array(charts(at)["regret"]["data"][-1]["x"]).max() == SMALL_T

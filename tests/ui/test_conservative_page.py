@@ -20,7 +20,7 @@ from tests.ui.helpers import array, bundle_of, charts, download_labels, errors, 
 
 PAGE = "pages/conservative.py"
 SMALL = {"cb_T": 400, "cb_seeds": 2, "cb_K": 12}
-FIGURES = {"regret", "zoom", "reward", "slack", "default_pulls"}
+FIGURES = {"regret", "zoom", "reward", "slack", "default_pulls", "scrub"}
 pytestmark = pytest.mark.usefixtures("fresh_caches")
 
 

@@ -17,7 +17,7 @@ from tests.ui.helpers import bundle_of, charts, download_labels, errors, open_pa
 
 PAGE = "pages/mean_variance.py"
 SMALL = {"mv_T": 400, "mv_seeds": 2, "mv_K": 8}
-FIGURES = {"regret", "zoom", "slack", "default_pulls", "arms"}
+FIGURES = {"regret", "zoom", "slack", "default_pulls", "arms", "scrub"}
 pytestmark = pytest.mark.usefixtures("fresh_caches")
 
 

@@ -21,7 +21,7 @@ from tests.ui.helpers import array, bundle_of, charts, download_labels, errors, 
 PAGE = "pages/nonlinear.py"
 SIZE, T = 16, 600
 SMALL = {"nl_size": SIZE, "nl_d": 2, "nl_T": T, "nl_seeds": 2}
-FIGURES = {"regret", "violations", "sets", "candidates"}
+FIGURES = {"regret", "violations", "sets", "candidates", "scrub"}
 ROUND = f"nl_round_{T}"
 pytestmark = pytest.mark.usefixtures("fresh_module_caches")
 

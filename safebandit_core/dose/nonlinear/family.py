@@ -29,6 +29,7 @@ from ...settings import SettingsError, check_int_range
 from .. import curves
 from ..env import draw_round
 from ..family import AXES as DOSE_AXES
+from ..family import SCRUB as DOSE_SCRUB
 from ..settings import check_numbers
 from . import classes
 from .env import NLEnvParams, Table, class_draw, make_env, table_draw
@@ -143,6 +144,7 @@ FAMILY = M.Family(
     params=params,
     axes=DOSE_AXES,
     traced=GRID_FIELDS,
+    scrub=DOSE_SCRUB,
     derive=derive,
     summarize=summarize,
     memory_bytes=memory_bytes,

@@ -1,0 +1,149 @@
+"""The scrub chart every model page shows under its charts: the model's knob answered in the browser.
+
+:func:`section` computes the family's scrub knob along its whole axis (:mod:`safebandit_core.scrub`,
+one compiled grid on the same seeds), once per server for the settings *without* that knob (the
+shared :mod:`.store`, key :func:`key`), and draws it as one plotly figure with a slider over
+precomputed frames (:func:`safebandit_core.viz.scrub.scrub_figure`): moving the slider costs the
+server nothing, and moving the page's own knob finds the same grid. Pages call it after their main
+charts are drawn, so those are not delayed by it.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import plotly.graph_objects as go
+import streamlit as st
+
+from safebandit_core import families, scrub
+from safebandit_core.settings import SettingsError
+from safebandit_core.viz import scrub as vs
+
+from . import shell, store
+
+CHART_KEY = "scrub"
+MAX_WORK = 40_000_000
+"""Work units (:func:`.store.work`, all values together) above which the page does not compute the grid."""
+HOW = ("**Drag the slider** (or click it and use the arrow keys): every value of {symbol} was computed in "
+       "advance on the same random draws as the run above (the same {draws}), so a step shows only what "
+       "{symbol} changes. Nothing reruns on the server.")
+INLINE_WORK = 1_000_000
+"""Work units (all values together) up to which the grid is computed within the page's run (the dose model's
+defaults: about 0.2 s); a larger grid is computed in the background, so the page settles without it."""
+POLL_S = 0.5
+DRAWS = {"dose": "patients and noises", "nonlinear": "patients and noises"}
+"""What the shared random draws are, in a model's words (else: "arms, rewards and coin flips")."""
+
+
+def key(settings: Any, device: str, field: str) -> str:
+    """The store key of a scrub grid: the settings with the scrubbed field normalised, the device, the field."""
+    axis = scrub.axis_of(families.of(settings), field)
+    return store.key_of(scrub.normalised(settings, axis), device, {"scrub": axis.field})
+
+
+def _grid(settings: Any, device: str, field: str) -> scrub.Result | str:
+    """The grid's reduced result, or why it cannot run at these sizes (a sentence; kept like a result)."""
+    axis = scrub.axis_of(families.of(settings), field)
+    try:
+        return scrub.compute(scrub.normalised(settings, axis), field, device)
+    except SettingsError as err:
+        return f"The scrub chart does not fit at these sizes: {err}"
+
+
+def result(settings: Any, device: str, field: str) -> scrub.Result | str:
+    """The grid of ``field`` for ``settings`` from the shared store, computed now if nobody has (or why not)."""
+    work = store.work(settings) * len(scrub.axis_of(families.of(settings), field).values)
+    entry, _ = store.store().get_or_compute(key(settings, device, field), lambda: _grid(settings, device, field),
+                                            heavy=work > store.HEAVY_WORK)
+    return entry.value
+
+
+def figure_key(settings: Any, device: str, field: str, current: int) -> str:
+    """The store key of the scrub chart of ``field`` starting at value index ``current``."""
+    return f"{key(settings, device, field)}|figure {current}"
+
+
+def figure(settings: Any, device: str, field: str, current: int) -> go.Figure | str:
+    """The scrub chart of ``field`` starting at value index ``current`` (or why there is none), built once per
+    server (plotly's checks of 21 frames take longer than a small grid) and shared through the store."""
+    res = result(settings, device, field)
+    if isinstance(res, str):
+        return res
+    build = lambda: vs.scrub_figure(res.curves, res.finals, symbol=res.symbol, label=res.label, values=res.values,
+                                    titles=res.titles, current=current)
+    entry, _ = store.store().get_or_compute(figure_key(settings, device, field, current), build)
+    return entry.value
+
+
+def _background(settings: Any, device: str, field: str, current: int) -> None:
+    """:func:`figure` in a thread; an unexpected failure is stored as its message so a waiting page stops waiting."""
+    try:
+        figure(settings, device, field, current)
+    except Exception as err:  # a background failure must not leave a page polling for ever
+        why = f"The scrub chart could not be computed: {err}"
+        store.store().get_or_compute(figure_key(settings, device, field, current), lambda: why)
+
+
+def warm(settings: Any, device: str) -> None:
+    """Compute and store the scrub chart of ``settings``' first knob as its page first shows it (the warm-up)."""
+    axis = families.of(settings).scrub[0]
+    figure(settings, device, axis.field, scrub.nearest(axis, float(getattr(settings, axis.field))))
+
+
+def inline(settings: Any, n_values: int) -> bool:
+    """Whether the grid is small enough (:data:`INLINE_WORK`) to compute within the page's own run."""
+    return store.work(settings) * n_values <= INLINE_WORK
+
+
+@st.fragment(run_every=POLL_S)
+def _waiting(fkey: str, symbol: str, n_values: int) -> None:
+    """Until the chart is in the store: a note, checked every :data:`POLL_S`; then one rerun of the page draws it."""
+    if store.store().peek(fkey) is not None:
+        st.rerun()
+    st.info(f"Computing {n_values} values of {symbol} on the same draws, in the background: the chart appears here "
+            "when they are ready (the charts above are final).", icon=":material/hourglass:")
+
+
+@st.fragment
+def section(settings: Any, ctx: shell.RunContext) -> None:
+    """*Scrub the knob*: the knob's choice (where the model has several), the chart (key ``scrub``) and a caption.
+
+    A grid larger than :data:`INLINE_WORK` is computed in a background thread while the page settles;
+    a small fragment polls the store and reruns the page once when it is ready.
+    """
+    family = families.of(settings)
+    if not family.scrub:
+        return
+    st.subheader("Scrub the safety knob: every value at once")
+    axes = {a.field: a for a in family.scrub}
+    field = family.scrub[0].field
+    if len(axes) > 1:
+        field = st.radio("Knob", list(axes), key=f"{family.kind}_scrub_axis", horizontal=True,
+                         format_func=lambda f: f"{axes[f].symbol}: {axes[f].label}")
+    axis = axes[field]
+    work = store.work(settings) * len(axis.values)
+    if work > MAX_WORK:
+        st.info(f"The scrub chart computes {len(axis.values)} runs at once, {work:,} work units here; it is drawn "
+                f"up to {MAX_WORK:,}. Lower T or the seeds to see it.", icon=":material/tune:")
+        return
+    own = float(getattr(settings, field))
+    current = scrub.nearest(axis, own)
+    fkey = figure_key(settings, ctx.device, field, current)
+    if store.store().peek(fkey) is None and not inline(settings, len(axis.values)):
+        started = st.session_state.setdefault("scrub_started", {})
+        if fkey not in started:
+            started[fkey] = True
+            threading.Thread(target=_background, args=(settings, ctx.device, field, current), daemon=True,
+                             name="safebandit-scrub").start()
+        _waiting(fkey, axis.symbol, len(axis.values))
+        return
+    with st.spinner(f"Computing {len(axis.values)} values of {axis.symbol} on the same draws…"):
+        fig = figure(settings, ctx.device, field, current)
+    if isinstance(fig, str):
+        st.info(fig, icon=":material/tune:")
+        return
+    start = "" if axis.values[current] == own else (f" It starts at {axis.symbol} = {axis.values[current]:g}, the "
+                                                    f"computed value nearest this page's {own:g}.")
+    st.caption(HOW.format(symbol=axis.symbol, draws=DRAWS.get(family.kind, "arms, rewards and coin flips")) + start)
+    st.plotly_chart(fig, key=CHART_KEY, config={"displayModeBar": False})

@@ -1,0 +1,59 @@
+"""The dose page's scrub chart in a real headless browser: a slider step redraws the curves and the caption,
+and the server hears nothing (no websocket message from the page, no script run).
+
+Needs the ``playwright`` Python package and Debian's Chromium (see :mod:`tests.ui.browserkit`).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.ui.browserkit import wait_idle
+
+pytestmark = pytest.mark.browser
+
+SCRUB = ".st-key-scrub .js-plotly-plot"
+STATE = f"""() => {{ const gd = document.querySelector("{SCRUB}");
+    return {{data: JSON.stringify(gd.data.map(t => t.y)), title: gd.querySelector(".gtitle").textContent,
+             current: gd.querySelector(".slider-group > .slider-label").textContent,
+             active: gd.layout.sliders[0].active, names: gd.layout.sliders[0].steps.map(s => s.args[0][0])}}; }}"""
+COUNT_RERUNS = """() => { window.__reruns = 0;
+    const app = document.querySelector("[data-testid='stApp']");
+    new MutationObserver(() => { if (app.getAttribute("data-test-script-state") === "running") window.__reruns += 1; })
+        .observe(app, {attributes: true, attributeFilter: ["data-test-script-state"]}); }"""
+ARM = f"""() => {{ const gd = document.querySelector("{SCRUB}"); window.__animated = false;
+    gd.once("plotly_animated", () => {{ window.__animated = true; }}); }}"""
+
+
+def test_scrubbing_the_dose_chart_redraws_in_the_browser_only(server, page):
+    sent: list[str] = []
+    page.on("websocket", lambda ws: ws.on("framesent", lambda payload: sent.append(str(payload)[:40])))
+    page.goto(server + "/dose?T=500")
+    page.locator(f"{SCRUB} .main-svg").first.wait_for(state="attached", timeout=180_000)
+    wait_idle(page, 180_000)
+    page.evaluate(COUNT_RERUNS)
+    before = page.evaluate(STATE)
+    assert len(before["names"]) >= 11 and before["names"][before["active"]] == "0.5"
+    assert before["title"].startswith("τ = 0.5") and "0.5" in before["current"]
+    heard = len(sent)
+    assert heard > 0, "the websocket listener saw the page ask for its first run"
+
+    rail = page.locator(f"{SCRUB} .slider-rail-rect").first
+    rail.scroll_into_view_if_needed()
+    box = rail.bounding_box()
+    last = len(before["names"]) - 1
+    seen = [before]
+    for k in (last, 0, 12):
+        page.evaluate(ARM)
+        page.mouse.click(box["x"] + box["width"] * k / last, box["y"] + box["height"] / 2)
+        page.wait_for_function("window.__animated === true", timeout=20_000)
+        now = page.evaluate(STATE)
+        assert now["active"] == k
+        name = now["names"][k]
+        assert now["title"].startswith(f"τ = {name}") and now["current"].endswith(f"= {name}")
+        assert now["data"] != seen[-1]["data"] and now["title"] != seen[-1]["title"]
+        seen.append(now)
+    assert len({s["data"] for s in seen}) == len(seen)
+    assert page.evaluate("window.__reruns") == 0, "a scrub step made the server rerun the page"
+    assert len(sent) == heard, f"the page sent the server {len(sent) - heard} message(s) while scrubbing"
+    assert page.get_by_test_id("stException").count() == 0

@@ -1,0 +1,79 @@
+"""Every model page draws its scrub chart (key ``scrub``) without a click; moving the page's own knob reuses the grid.
+
+Small runs (T = 100, 2 seeds) so each page compiles one run and one grid.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from safebandit_core import scrub
+from tests.ui.helpers import charts, open_page
+
+pytestmark = pytest.mark.usefixtures("fresh_caches")
+
+PAGES = {
+    "pages/dose.py": {"T": 100, "seeds": 2},
+    "pages/nonlinear.py": {"nl_T": 100, "nl_seeds": 2, "nl_size": 16},
+    "pages/conservative.py": {"cb_T": 100, "cb_seeds": 2},
+    "pages/mean_variance.py": {"mv_T": 100, "mv_seeds": 2},
+}
+
+
+def frames_and_slider(spec: dict) -> tuple[list[str], dict]:
+    return [f["name"] for f in spec["frames"]], spec["layout"]["sliders"][0]
+
+
+@pytest.mark.parametrize("page", list(PAGES))
+def test_each_model_page_has_a_scrub_chart(page):
+    at = open_page(page, PAGES[page])
+    spec = charts(at)["scrub"]
+    names, slider = frames_and_slider(spec)
+    assert len(names) >= 11
+    assert [s["args"][0][0] for s in slider["steps"]] == names
+    assert all(s["method"] == "animate" for s in slider["steps"])
+    assert any("Nothing reruns on the server" in c.value for c in at.caption)
+
+
+def test_moving_the_scrubbed_knob_reuses_the_grid(monkeypatch):
+    calls = []
+    compute = scrub.compute
+    monkeypatch.setattr(scrub, "compute", lambda *a, **k: calls.append(a) or compute(*a, **k))
+    at = open_page("pages/dose.py", PAGES["pages/dose.py"])
+    names, slider = frames_and_slider(charts(at)["scrub"])
+    assert names[slider["active"]] == "0.5" and len(calls) == 1
+    at.slider(key="tau").set_value(1.0).run()
+    assert not at.exception
+    names, slider = frames_and_slider(charts(at)["scrub"])
+    assert names[slider["active"]] == "1" and len(calls) == 1, "the τ grid was computed again"
+    at.slider(key="delta").set_value(0.1).run()
+    assert len(calls) == 2, "a change of another setting computes a new grid"
+
+
+def test_a_large_grid_is_computed_in_the_background_and_drawn_when_ready(monkeypatch):
+    from safebandit_ui import scrub as ui_scrub
+    from safebandit_ui import store
+
+    monkeypatch.setattr(ui_scrub, "INLINE_WORK", 0)
+    at = open_page("pages/dose.py", PAGES["pages/dose.py"])
+    assert "scrub" not in charts(at) and "regret" in charts(at), "the page settles with its main charts first"
+    assert any("in the background" in i.value for i in at.info)
+    threads = [t for t in threading.enumerate() if t.name == "safebandit-scrub"]
+    assert threads
+    for t in threads:
+        t.join(timeout=120)
+    assert any(k.endswith("|figure 5") for k in store.store()._entries)
+    at.run()  # what the waiting fragment's rerun does once the chart is stored
+    assert not at.exception and "scrub" in charts(at)
+
+
+def test_the_dose_page_scrubs_delta_too():
+    at = open_page("pages/dose.py", PAGES["pages/dose.py"])
+    assert charts(at)["scrub"]["layout"]["sliders"][0]["currentvalue"]["prefix"].startswith("τ")
+    at.radio(key="dose_scrub_axis").set_value("delta").run()
+    assert not at.exception
+    names, slider = frames_and_slider(charts(at)["scrub"])
+    assert slider["currentvalue"]["prefix"].startswith("δ") and names[slider["active"]] == "0.05"
+    assert charts(at)["scrub"]["frames"][0]["layout"]["title"]["text"].startswith("δ = 0.001")
