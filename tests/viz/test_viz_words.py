@@ -46,3 +46,20 @@ def test_below_zero_is_shaded_and_explained_only_when_a_line_goes_there():
     (rect,) = down.layout.shapes
     assert ann.text == "below 0: not a better rule" and ann.y == rect.y0 < -4.0 and rect.y1 == 0
     assert np.isclose(rect.y0, -4.32)
+
+
+def test_the_step_through_applies_each_frames_title_and_draws_in_the_palette():
+    from safebandit_core.viz import steps
+    from safebandit_core.viz.common import LIMIT_COLOR, PALETTE, TRUTH_COLOR
+
+    t = np.arange(1, 201)
+    rows = pd.DataFrame({"t": t, "alpha": 0.3, "est_upper": 0.5, "true_upper": 0.6, "cost": np.where(t % 50, 0.1, 0.9)})
+    fig = steps.dose_steps(rows, 0.5, "HPC-UCB, seed 0:")
+    play, _ = fig.layout.updatemenus[0].buttons
+    assert play.args[1]["frame"]["redraw"] is True
+    assert all(s.args[1]["frame"]["redraw"] is True for s in fig.layout.sliders[0].steps)
+    last = fig.frames[-1]
+    assert last.layout.title.text == "HPC-UCB, seed 0: round 200: 4 of 200 rounds over τ = 0.5"
+    colors = {tr.line.color or tr.marker.color for fr in fig.frames for tr in fr.data}
+    assert colors <= {*PALETTE, TRUTH_COLOR, LIMIT_COLOR}, colors
+    assert fig.layout.updatemenus[0].y < 0 and fig.layout.sliders[0].y < 0, "the controls sit under the plot"
