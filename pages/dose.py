@@ -134,7 +134,7 @@ def main_figures(s: DoseSettings, frame: pd.DataFrame, summary: pd.DataFrame, ba
 def draw_main(slots: dict[str, Any], s: DoseSettings, frame: pd.DataFrame, summary: pd.DataFrame, band: str,
               suffix: str = "") -> None:
     """The charts that update live (and stay as the final view): unique keys per live update."""
-    pagekit.draw_charts(slots, pins.overlay_all(main_figures(s, frame, summary, band), "dose"), suffix)
+    pagekit.draw_charts(slots, pins.overlay_all(main_figures(s, frame, summary, band), "dose", s), suffix)
 
 
 def layout() -> tuple[dict[str, Any], str]:

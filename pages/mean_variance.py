@@ -204,7 +204,7 @@ def main() -> None:
     run, shared, seconds = live.run(s, ctx, lambda r: draw_main(slots, s, r, zoom, suffix=f"-live-{r.t_done}"))
     frame, summary, arms = families.tidy(run, FIELDS), families.summary(run), mv.arm_table(run)
     status.caption(live.caption(run, shared, seconds))
-    pagekit.draw_charts(slots, pins.overlay_all(main_figures(s, frame, arms, zoom), "mv"))
+    pagekit.draw_charts(slots, pins.overlay_all(main_figures(s, frame, arms, zoom), "mv", s))
     neg = vm.negative_slack(frame)
     condition.markdown(vm.condition_sentence(assumption_ok(s.alpha, s.mu0, s.rho), need(s.alpha, s.mu0), s.rho, neg,
                                              LABELS["mvcucb"]))

@@ -146,7 +146,7 @@ def texts(s: nl.NonlinearSettings, summary: pd.DataFrame) -> dict[str, str]:
 def draw_main(slots: dict[str, Any], s: nl.NonlinearSettings, frame: pd.DataFrame, summary: pd.DataFrame,
               suffix: str = "") -> None:
     """The live charts (and, once finished, their sentences): unique keys per live update."""
-    pagekit.draw_charts(slots, pins.overlay_all(main_figures(s, frame, summary), "nonlinear"), suffix)
+    pagekit.draw_charts(slots, pins.overlay_all(main_figures(s, frame, summary), "nonlinear", s), suffix)
     for name, text in texts(s, summary).items():
         slots[f"{name}_text"].markdown(text)
 

@@ -1,11 +1,12 @@
-"""The step-through in a real browser: playing it, or moving its slider, changes the title to the round shown (the
-frames' layout is applied, not only their traces), and the controls sit clear of the titles."""
+"""The lecture tools in a real browser: the step-through's title follows the round while it plays or its slider
+moves (the frames' layout is applied, not only their traces), its controls clear of the titles; a pin has a legend
+entry naming what differs and its table shows rates in %."""
 
 from __future__ import annotations
 
 import pytest
 
-from tests.ui.browserkit import CHART, ROOT, wait_for_charts, wait_idle
+from tests.ui.browserkit import CHART, ROOT, slider_thumb, wait_for_charts, wait_idle
 
 pytestmark = pytest.mark.browser
 SHOT = ROOT / "artifacts" / "step_through.png"
@@ -53,3 +54,17 @@ def test_playing_and_sliding_change_the_title(server, page):
     assert all(a.bounding_box()["y"] + a.bounding_box()["height"] < slider["y"] for a in subplot_titles)
     SHOT.parent.mkdir(parents=True, exist_ok=True)
     chart.screenshot(path=str(SHOT))
+
+
+def test_a_pin_has_a_legend_entry_and_its_table_shows_percent(server, page):
+    page.goto(server + "/dose?T=1000")
+    wait_for_charts(page)
+    page.get_by_role("button", name="Pin this run").click()
+    wait_idle(page)
+    slider_thumb(page, "Cost limit τ").press("ArrowLeft")
+    page.locator("[data-testid='stApp'][data-test-script-state='running']").wait_for(state="attached", timeout=10_000)
+    wait_for_charts(page)
+    legend = page.locator(f"{CHART} .legendtext").evaluate_all("els => els.map(e => e.textContent)")
+    assert "pinned: τ = 0.5" in legend, legend
+    table = page.get_by_test_id("stTable").filter(has_text="→").inner_text()
+    assert "%" in table and "→" in table
