@@ -128,8 +128,8 @@ def explain_rule(s: MVSettings) -> Any:
                    "path's mean-variance (at most 2 for rewards in [0, 1]); otherwise it plays x₀. **MV-UCB** "
                    "ignores the rule. The One-size-fits-all paper proves the constraint holds on every path when")
     right.latex(r"\rho>\frac{2}{\alpha\,\mu_0}")
-    right.caption("This condition is sufficient, not necessary: when it fails the guarantee is gone, but the slack "
-                  "may still stay ≥ 0. The line below says what it did in this run.")
+    right.caption("This condition is sufficient (Theorem 5); below it nothing is promised: the guarantee is gone, "
+                  "but the slack may still stay ≥ 0. The line below says what it did in this run.")
     if assumption_ok(s.alpha, s.mu0, s.rho):
         right.success(assumption_text(s.alpha, s.mu0, s.rho), icon=":material/verified:")
     else:
