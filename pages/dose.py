@@ -25,8 +25,8 @@ from safebandit_ui.forms import Control
 DEFAULT = DoseSettings()
 CONTROLS: dict[str, Control] = forms.with_defaults({
     "tau": Control("tau", "Cost limit τ", 0.05, 2.0, 0.05),
-    "delta": Control("delta", "Allowed violation probability δ", 0.001, 0.5, 0.001),
-    "delta_prime": Control("delta_prime", "Estimation confidence δ′", 0.001, 0.5, 0.001),
+    "delta": Control("delta", "Allowed violation probability δ", 0.005, 0.5, 0.005),
+    "delta_prime": Control("delta_prime", "Estimation confidence δ′", 0.005, 0.5, 0.005),
     "kappa_r": Control("kappa_r", "Reward noise κ_r", 0.0, 1.0, 0.01),
     "kappa_c": Control("kappa_c", "Cost noise κ_c", 0.0, 1.0, 0.01),
     "d": Control("d", "Context dimension d", 1, MAX_D, 1),

@@ -290,3 +290,11 @@ def test_with_two_dimensions_the_step_through_also_shows_the_confidence_ellipse_
     assert not at.exception
     fig = charts(at)["dose_ellipse"]
     assert len(fig["frames"]) >= 20 and fig["layout"]["xaxis"]["title"]["text"] == "μ₁"
+
+
+def test_probability_sliders_move_in_steps_a_lecturer_can_use():
+    """An arrow key moves δ and δ′ by 0.005 (ten presses: 0.01 → 0.06), not 0.001."""
+    at = dose_page()
+    for key in ("delta", "delta_prime"):
+        proto = at.slider(key=key).proto
+        assert proto.step == pytest.approx(0.005) and proto.min == pytest.approx(0.005), key
