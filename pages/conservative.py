@@ -235,7 +235,7 @@ def main() -> None:
         slots, main_figures(families.tidy(r, FIELDS), best, s.T, zoom), f"-live-{r.t_done}"))
     frame, summary = families.tidy(run, FIELDS), families.summary(run)
     status.caption(live.caption(run, shared, seconds))
-    pagekit.draw_charts(slots, pins.overlay_all(main_figures(frame, best, s.T, zoom), "conservative"))
+    pagekit.draw_charts(slots, pins.overlay_all(main_figures(frame, best, s.T, zoom), "conservative", s))
     sentences(slots, s, frame, summary, best, zoom)
     pagekit.conservative_summary(summary["label"], summary, "regret", "cum_regret")
     crossover(s, ctx)

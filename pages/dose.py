@@ -25,8 +25,8 @@ from safebandit_ui.forms import Control
 DEFAULT = DoseSettings()
 CONTROLS: dict[str, Control] = forms.with_defaults({
     "tau": Control("tau", "Cost limit τ", 0.05, 2.0, 0.05),
-    "delta": Control("delta", "Allowed violation probability δ", 0.001, 0.5, 0.001),
-    "delta_prime": Control("delta_prime", "Estimation confidence δ′", 0.001, 0.5, 0.001),
+    "delta": Control("delta", "Allowed violation probability δ", 0.005, 0.5, 0.005),
+    "delta_prime": Control("delta_prime", "Estimation confidence δ′", 0.005, 0.5, 0.005),
     "kappa_r": Control("kappa_r", "Reward noise κ_r", 0.0, 1.0, 0.01),
     "kappa_c": Control("kappa_c", "Cost noise κ_c", 0.0, 1.0, 0.01),
     "d": Control("d", "Context dimension d", 1, MAX_D, 1),
@@ -134,7 +134,7 @@ def main_figures(s: DoseSettings, frame: pd.DataFrame, summary: pd.DataFrame, ba
 def draw_main(slots: dict[str, Any], s: DoseSettings, frame: pd.DataFrame, summary: pd.DataFrame, band: str,
               suffix: str = "") -> None:
     """The charts that update live (and stay as the final view): unique keys per live update."""
-    pagekit.draw_charts(slots, pins.overlay_all(main_figures(s, frame, summary, band), "dose"), suffix)
+    pagekit.draw_charts(slots, pins.overlay_all(main_figures(s, frame, summary, band), "dose", s), suffix)
 
 
 def layout() -> tuple[dict[str, Any], str]:

@@ -128,8 +128,8 @@ def explain_rule(s: MVSettings) -> Any:
                    "path's mean-variance (at most 2 for rewards in [0, 1]); otherwise it plays x₀. **MV-UCB** "
                    "ignores the rule. The One-size-fits-all paper proves the constraint holds on every path when")
     right.latex(r"\rho>\frac{2}{\alpha\,\mu_0}")
-    right.caption("This condition is sufficient, not necessary: when it fails the guarantee is gone, but the slack "
-                  "may still stay ≥ 0. The line below says what it did in this run.")
+    right.caption("This condition is sufficient (Theorem 5); below it nothing is promised: the guarantee is gone, "
+                  "but the slack may still stay ≥ 0. The line below says what it did in this run.")
     if assumption_ok(s.alpha, s.mu0, s.rho):
         right.success(assumption_text(s.alpha, s.mu0, s.rho), icon=":material/verified:")
     else:
@@ -204,7 +204,7 @@ def main() -> None:
     run, shared, seconds = live.run(s, ctx, lambda r: draw_main(slots, s, r, zoom, suffix=f"-live-{r.t_done}"))
     frame, summary, arms = families.tidy(run, FIELDS), families.summary(run), mv.arm_table(run)
     status.caption(live.caption(run, shared, seconds))
-    pagekit.draw_charts(slots, pins.overlay_all(main_figures(s, frame, arms, zoom), "mv"))
+    pagekit.draw_charts(slots, pins.overlay_all(main_figures(s, frame, arms, zoom), "mv", s))
     neg = vm.negative_slack(frame)
     condition.markdown(vm.condition_sentence(assumption_ok(s.alpha, s.mu0, s.rho), need(s.alpha, s.mu0), s.rho, neg,
                                              LABELS["mvcucb"]))

@@ -33,8 +33,8 @@ CONTROLS: dict[str, Control] = forms.with_defaults({
     "T": Control("nl_T", "Rounds T", 100, MAX_T, 500),
     "seeds": Control("nl_seeds", "Seeds", 1, MAX_SEEDS, 1),
     "tau": Control("nl_tau", "Cost limit τ", 0.05, 2.0, 0.05),
-    "delta": Control("nl_delta", "Allowed violation probability δ", 0.001, 0.5, 0.001),
-    "delta_prime": Control("nl_delta_prime", "Estimation confidence δ′", 0.001, 0.5, 0.001),
+    "delta": Control("nl_delta", "Allowed violation probability δ", 0.005, 0.5, 0.005),
+    "delta_prime": Control("nl_delta_prime", "Estimation confidence δ′", 0.005, 0.5, 0.005),
     "kappa_r": Control("nl_kappa_r", "Reward noise κ_r", 0.0, 1.0, 0.01),
     "kappa_c": Control("nl_kappa_c", "Cost noise κ_c", 0.0, 1.0, 0.01),
     "eps": Control("nl_eps", "ε (share of rounds at the safe dose)", 0.0, 1.0, 0.05),
@@ -146,7 +146,7 @@ def texts(s: nl.NonlinearSettings, summary: pd.DataFrame) -> dict[str, str]:
 def draw_main(slots: dict[str, Any], s: nl.NonlinearSettings, frame: pd.DataFrame, summary: pd.DataFrame,
               suffix: str = "") -> None:
     """The live charts (and, once finished, their sentences): unique keys per live update."""
-    pagekit.draw_charts(slots, pins.overlay_all(main_figures(s, frame, summary), "nonlinear"), suffix)
+    pagekit.draw_charts(slots, pins.overlay_all(main_figures(s, frame, summary), "nonlinear", s), suffix)
     for name, text in texts(s, summary).items():
         slots[f"{name}_text"].markdown(text)
 

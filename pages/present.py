@@ -27,6 +27,7 @@ from safebandit_core.viz.common import (
     LIMIT_COLOR,
     base_layout,
     by_label,
+    distinct_dashes,
     figure,
     histogram_traces,
     hline,
@@ -35,6 +36,7 @@ from safebandit_core.viz.common import (
     note,
     policy_colors,
     rolling_mean,
+    shade_below_zero,
     vline,
 )
 from safebandit_ui import forms, links, live, registry, shell
@@ -43,9 +45,13 @@ HEIGHT = 255
 MODEL_KEY = "present_model"
 SCENARIO_PARAM = "scenario"
 NAME_KEYS = {"round": "name_round", "dose_unit": "name_dose_unit", "full_dose": "name_full_dose",
-             "effect": "name_effect", "limit": "name_limit", "default": "name_default"}
+             "effect": "name_effect", "limit": "name_limit", "default": "name_default", "new_rule": "name_new_rule",
+             "usual_rule": "name_usual_rule", "other_rule": "name_other_rule"}
 NAME_LABELS = {"round": "One round is a …", "dose_unit": "Dose unit", "full_dose": "Full dose (α = 1) in that unit",
-               "effect": "Side effect", "limit": "Its limit", "default": "The safe default"}
+               "effect": "Side effect", "limit": "Its limit", "default": "The safe default",
+               "new_rule": "The new rule (HPC-UCB, GenCB, MV-CUCB)",
+               "usual_rule": "The usual rule (On-Expectation, ConUCB, MV-UCB)",
+               "other_rule": "Any other rule (ε-Greedy, UCB)"}
 CSS = """<style>
 [data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"], header[data-testid="stHeader"],
 [data-testid="stToolbar"] {display: none !important;}
@@ -57,11 +63,28 @@ CSS = """<style>
 </style>"""
 
 
+def legend_rows(fig: go.Figure, width: float = 560.0) -> int:
+    """How many rows a chart's top legend takes at a half-screen width (about 6.6 px a character at size 12, plus
+    the line sample and gap); audience names make the entries long."""
+    rows, used = 1, 0.0
+    for tr in fig.data:
+        if tr.showlegend is False or not tr.name or (fig.layout.showlegend is False):
+            continue
+        need = 6.6 * len(tr.name) + 46
+        if used and used + need > width:
+            rows, used = rows + 1, 0.0
+        used += need
+    return rows
+
+
 def compact(fig: go.Figure, title: str, y_title: str | None = None, x_title: str | None = None) -> go.Figure:
     """A figure restyled for a projector: fixed height, large fonts, the audience's title and axis names
-    (``x_title`` on every x axis, ``y_title`` on the first y axis)."""
-    fig.update_layout(height=HEIGHT, font={"size": 14}, margin={"l": 64, "r": 14, "t": 66, "b": 46},
-                      title={"text": title, "font": {"size": 17}}, legend={"font": {"size": 13}})
+    (``x_title`` on every x axis, ``y_title`` on the first y axis); the top margin grows with the legend's rows,
+    so a long legend never covers the title."""
+    fig.update_layout(height=HEIGHT, font={"size": 14}, margin={"l": 64, "r": 14, "t": 44 + 22 * legend_rows(fig),
+                                                                "b": 46},
+                      title={"text": title, "font": {"size": 17}},
+                      legend={"font": {"size": 12}, "x": -0.08, "y": 1.0, "yanchor": "bottom"})
     if y_title is not None:
         fig.update_yaxes(title_text=y_title, selector=0)
     if x_title is not None:
@@ -83,7 +106,8 @@ def dose_panels(run: Run, frame: pd.DataFrame, summary: pd.DataFrame, n: Names) 
     labels = labels_of(frame)
     traces = histogram_traces({lab: frame.loc[frame["policy"] == lab, "cost"].to_numpy() for lab in labels},
                               policy_colors(labels))
-    spread = base_layout("", f"{n.effect} per {n.round}", f"share of {n.round}s")
+    spread = base_layout("", f"{n.effect} per {n.round} (noisy: values below 0 are noise)",
+                         f"share of {n.round}s")
     spread.update(hovermode="closest", shapes=[vline(s.tau, LIMIT_COLOR)],
                   annotations=[note(f"{n.limit} {s.tau:g}", s.tau, 1.0, xref="x", xanchor="left", yanchor="top",
                                     font={"color": LIMIT_COLOR})])
@@ -96,11 +120,12 @@ def dose_panels(run: Run, frame: pd.DataFrame, summary: pd.DataFrame, n: Names) 
                               f"{n.round[:1].upper()}{n.round[1:]}s with the {n.effect} above the {n.limit}",
                               f"% of {n.round}s"),
         "spread": compact(figure(traces, spread), f"The {n.effect} of every {n.round}, against the {n.limit}"),
-        "dose": compact(mean_band_figure(dosed, "dose", title="", y_title=""),
+        "dose": compact(distinct_dashes(mean_band_figure(dosed, "dose", title="", y_title=""), labels),
                         f"Dose chosen ({n.dose_unit}; trailing mean over {window:,} rounds)", f"dose ({n.dose_unit})",
                         t),
-        "regret": compact(vd.regret_figure(frame), "Benefit lost against an all-knowing doctor who keeps the rule",
-                          x_title=t),
+        "regret": compact(shade_below_zero(vd.regret_figure(frame), f"Below 0: benefit taken by crossing the {n.limit}"
+                                           f"<br>more often than allowed, not a better rule"),
+                          "Benefit lost against an all-knowing doctor who keeps the rule", "benefit lost", t),
     }
 
 
@@ -195,21 +220,22 @@ def main() -> None:
 
 
 def screen(ctx: shell.RunContext) -> None:
-    """Pickers, headline, the four panels, then what else the run shows (below the first screen)."""
+    """Pickers, then (once the run and its figures are ready) the headline with the four panels, then what else the
+    run shows (below the first screen). Nothing of the new scenario is drawn before its charts are: a headline over
+    the last scenario's faded charts would say one thing while the charts show another."""
     kind, scenario, names = pickers()
     model = MODELS[kind]
-    st.container(key="present_about").markdown(f"**{model.title} · {scenario.title}** — "
-                                               f"{scenario.describe(names)}")
+    about = st.container(key="present_about")
     s = forms.settings_or_error(None, lambda: scenario.settings(ctx.base_seed, ctx.precision))
     if s is None:
         return
-    headline = st.container(key="present_headline")
-    grid = st.container(key="present_grid")
-    run, shared, seconds = live.run(s, ctx)
-    tidy = families.tidy(run)
-    summary = families.summary(run)
-    headline.markdown(model.headline(s, summary, names))
+    with about:
+        run, shared, seconds = live.run(s, ctx)
+    tidy, summary = scenarios.audience(families.tidy(run), families.summary(run), model, scenario, names)
     figures = PANELS[kind](run, by_label(tidy), summary, names)
+    about.markdown(f"**{model.title} · {scenario.title}** — {scenario.describe(names)}")
+    st.container(key="present_headline").markdown(model.headline(s, summary, names))
+    grid = st.container(key="present_grid")
     names_of = list(figures)
     for row in range(0, len(names_of), 2):
         cols = grid.columns(2, gap="small")
@@ -219,6 +245,5 @@ def screen(ctx: shell.RunContext) -> None:
         st.markdown(f"{model.question} In this run:")
         st.markdown("\n".join(f"- {x}" for x in model.notes(s, summary, tidy, names)))
         st.caption(f"Model and algorithms: *{model.paper}*. " + live.caption(run, shared, seconds))
-
 
 main()

@@ -31,8 +31,8 @@ CONTROLS: dict[str, Control] = forms.with_defaults({
     "dim": Control("bat_dim", "Embedding size d", 1, MAX_D, 1),
     "fit_lam": Control("bat_fit_lam", "Ridge of the fit λ_fit", 1e-6, 1e3, 0.01),
     "seeds": Control("bat_seeds", "Seeds", 1, battery.MAX_REPLAY_SEEDS, 1),
-    "delta": Control("bat_delta", "Allowed violation probability δ", 0.001, 0.5, 0.001),
-    "delta_prime": Control("bat_delta_prime", "Estimation confidence δ′", 0.001, 0.5, 0.001),
+    "delta": Control("bat_delta", "Allowed violation probability δ", 0.005, 0.5, 0.005),
+    "delta_prime": Control("bat_delta_prime", "Estimation confidence δ′", 0.005, 0.5, 0.005),
     "eps": Control("bat_eps", "ε (share of ε-Greedy's rounds at the safe dose)", 0.0, 1.0, 0.05),
     "lam": Control("bat_lam", "The learner's ridge λ", 0.001, 1000.0, 0.1),
 }, Settings(dim=CPU_DIM, base_seed=0))

@@ -5,8 +5,9 @@ shows at the horizon it runs to: a safety board's strict limit, a noisy side eff
 that tolerates little or more loss, ρ on either side of MV-CUCB's condition. It states settings,
 never results. Everything that compares policies is computed here from the run's summary (through
 :mod:`.captions`), so it flips when the numbers flip. :class:`Names` holds what the audience calls
-a round, the dose unit, the side effect, the limit and the default; the sentences use them.
-Pure: no Streamlit, no I/O.
+a round, the dose unit, the side effect, the limit, the default and the policies (by their role: the
+new rule, the usual rule, any other); the sentences and the charts use them. A scenario whose story
+is two-way hides the third policy. Pure: no Streamlit, no I/O.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from . import captions, families
-from .conservative import BASELINE
+from .conservative import BASELINE, UNCONSTRAINED
 from .meanvar import RISK_BOUND, assumption_ok, assumption_text
 
 SEEDS_NOTE = "mean over runs"
@@ -28,7 +29,8 @@ SEEDS_NOTE = "mean over runs"
 
 @dataclasses.dataclass(frozen=True)
 class Names:
-    """What the audience calls things: a round, the dose unit and full dose, the side effect, its limit, the default."""
+    """What the audience calls things: a round, the dose unit and full dose, the side effect, its limit, the default,
+    and each policy by its role (``new_rule``, ``usual_rule``, ``other_rule``; shown with the paper's name)."""
 
     round: str = "patient-round"
     dose_unit: str = "mg"
@@ -36,6 +38,9 @@ class Names:
     effect: str = "toxicity grade"
     limit: str = "safety limit"
     default: str = "standard treatment"
+    new_rule: str = "new rule"
+    usual_rule: str = "usual rule"
+    other_rule: str = "other rule"
 
     def cleaned(self) -> Names:
         """Blank names (and a full dose that is not a positive number) replaced by the defaults."""
@@ -44,6 +49,12 @@ class Names:
                 for f in dataclasses.fields(self) if f.type == "str"}
         ok = isinstance(self.full_dose, (int, float)) and math.isfinite(self.full_dose) and self.full_dose > 0
         return dataclasses.replace(self, **text, full_dose=float(self.full_dose) if ok else base.full_dose)
+
+    def policy(self, role: str, paper_name: str) -> str:
+        """A policy as the audience sees it: its role's word, then the paper's name in brackets (kept for anyone
+        who reads the paper; left out when the word already holds it)."""
+        word = getattr(self, role)
+        return word if paper_name in word else f"{word} ({paper_name})"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -56,6 +67,8 @@ class Scenario:
     title: str
     about: str
     fields: Mapping[str, Any]
+    hide: tuple[str, ...] = ()
+    """Policy ids run but not shown (a two-way story: the new rule against the usual one)."""
 
     def settings(self, base_seed: int = 0, precision: str | None = None) -> Any:
         """The validated settings of this scenario (raises :class:`~safebandit_core.settings.SettingsError`)."""
@@ -71,21 +84,46 @@ class Scenario:
         return self.about.format_map(values)
 
 
+def audience(tidy: pd.DataFrame, summary: pd.DataFrame, model: Model, scenario: Scenario, names: Names
+             ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The tidy frame and summary as the audience sees them: the scenario's hidden policies dropped, every ``label``
+    the audience's name of the policy's role (:meth:`Names.policy`); policies without a role keep their label."""
+    keep_t = ~tidy["policy"].astype(str).isin(scenario.hide)
+    keep_s = ~summary["policy"].astype(str).isin(scenario.hide)
+    tidy, summary = tidy[keep_t].copy(), summary[keep_s].reset_index(drop=True)
+
+    def label(policy: str, old: str) -> str:
+        role = model.roles.get(policy)
+        return names.policy(role, old) if role else old
+
+    new = {str(p): label(str(p), str(lab)) for p, lab in zip(summary["policy"], summary["label"], strict=True)}
+    summary["label"] = [new[str(p)] for p in summary["policy"]]
+    policy = tidy["policy"].astype(str)
+    shown = policy.map(new).fillna(tidy["label"].astype(str))
+    tidy["label"] = pd.Categorical(shown, categories=list(dict.fromkeys([*summary["label"], *shown.unique()])))
+    return tidy, summary
+
+
 def _join(labels: list[str]) -> str:
     return labels[0] if len(labels) == 1 else ", ".join(labels[:-1]) + " and " + labels[-1]
 
 
 def dose_headline(s: Any, summary: pd.DataFrame, names: Names) -> str:
-    """Rounds over the limit per policy against what δ allowed, and who kept to the rule (Safety by Design)."""
-    counts = captions.violation_counts(summary, s.seeds, s.T, s.delta, unit=names.round).rstrip(".")
+    """Rounds over the limit per policy (runs × rounds, as the charts count them) against what δ allowed, and who kept
+    to the rule (Safety by Design)."""
+    total = s.seeds * s.T
+    counts = ", ".join(f"{r['label']} {int(r['violations']):,} time{'s' if int(r['violations']) != 1 else ''}"
+                       for _, r in summary.iterrows())
     groups: dict[str, list[str]] = {"kept to it": [], "kept to it on average only": [], "did not": []}
     for _, r in summary.iterrows():
         rate, hi = float(r["violation_rate"]), float(r["violation_rate_hi"])
         verdict = "kept to it" if hi <= s.delta else "kept to it on average only" if rate <= s.delta else "did not"
         groups[verdict].append(str(r["label"]))
     verdicts = ", ".join(f"{_join(who)} {what}" for what, who in groups.items() if who)
-    return (f"{names.effect[:1].upper()}{names.effect[1:]} above the {names.limit} ({captions.number(s.tau)}) — "
-            f"{counts} (δ = {captions.percent(s.delta)}): {verdicts}.")
+    runs = f"{s.seeds} run{'s' if s.seeds != 1 else ''} × {s.T:,} {names.round}s"
+    return (f"{names.effect[:1].upper()}{names.effect[1:]} above the {names.limit} ({captions.number(s.tau)}) in "
+            f"{runs}: {counts}; the rule allows about {s.delta * total:,.0f} of the "
+            f"{total:,} (δ = {captions.percent(s.delta)}): {verdicts}.")
 
 
 def _held(summary: pd.DataFrame) -> tuple[list[str], list[str]]:
@@ -166,17 +204,23 @@ class Model:
     paper: str
     headline: Callable[[Any, pd.DataFrame, Names], str]
     notes: Callable[[Any, pd.DataFrame, pd.DataFrame, Names], list[str]]
+    roles: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    """Policy id -> the :class:`Names` field that names its role (``new_rule``, ``usual_rule``, ``other_rule``)."""
 
 
 SAFETY_BY_DESIGN = "Safety by Design (2026)"
 ONE_SIZE = "One-size-fits-all conservative bandits (AAAI 2021)"
 MODELS: dict[str, Model] = {m.kind: m for m in (
     Model("dose", "Dose model", "Choose each patient's dose; the side effect must stay under its limit in every "
-          "round, noise included.", SAFETY_BY_DESIGN, dose_headline, dose_notes),
+          "round, noise included.", SAFETY_BY_DESIGN, dose_headline, dose_notes,
+          {"hpucb": "new_rule", "on_expectation": "usual_rule", "eps_greedy": "other_rule"}),
     Model("conservative", "Conservative bandits", "Try new treatments, but never fall more than a share α behind "
-          "what the standard treatment would have earned.", ONE_SIZE, conservative_headline, conservative_notes),
+          "what the standard treatment would have earned.", ONE_SIZE, conservative_headline, conservative_notes,
+          {"gencb": "new_rule", **dict.fromkeys(BASELINE.values(), "usual_rule"),
+           **dict.fromkeys(UNCONSTRAINED.values(), "other_rule")}),
     Model("mv", "Mean-variance bandits", "Reward and risk together (ρ·mean − variance), never far behind a "
-          "riskless default.", ONE_SIZE, mv_headline, mv_notes),
+          "riskless default.", ONE_SIZE, mv_headline, mv_notes,
+          {"mvcucb": "new_rule", "mvucb": "usual_rule"}),
 )}
 
 DOSE = {"T": 4000, "seeds": 5}
@@ -185,7 +229,8 @@ MV = {"K": 24, "alpha": 0.1, "mu0": 0.7, "T": 5000, "seeds": 20}
 SCENARIOS: tuple[Scenario, ...] = (
     Scenario("strict-board", "dose", "Strict safety board",
              "At most {delta:.0%} of {round}s may have a {effect} above the {limit} τ = {tau:g}; the {effect} is "
-             "noisy (κ_c = {kappa_c:g}).", {**DOSE, "delta": 0.01, "kappa_c": 0.5, "tau": 0.3}),
+             "noisy (κ_c = {kappa_c:g}): the {new_rule} against the {usual_rule}.",
+             {**DOSE, "delta": 0.01, "kappa_c": 0.5, "tau": 0.3}, hide=("eps_greedy",)),
     Scenario("noisy-effect", "dose", "Noisy side effect",
              "A very noisy {effect} (κ_c = {kappa_c:g}); {limit} τ = {tau:g}, at most {delta:.0%} of {round}s "
              "above it.", {**DOSE, "delta": 0.05, "kappa_c": 0.8, "tau": 0.5}),

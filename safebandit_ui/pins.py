@@ -49,7 +49,11 @@ def difference(a: dict[str, Any], b: dict[str, Any]) -> str:
     return ", ".join(f"{k}={a[k]}" for k in keys[:4]) + (" …" if len(keys) > 4 else "") if keys else "same settings"
 
 
-KEEP = ("type", "x", "y", "xaxis", "yaxis", "name", "mode", "orientation")
+KEEP = ("type", "x", "y", "xaxis", "yaxis", "name", "mode", "orientation", "legendgroup")
+SYMBOLS = {"tau": "τ", "delta": "δ", "delta_prime": "δ′", "kappa_r": "κ_r", "kappa_c": "κ_c", "alpha": "α",
+           "mu0": "μ₀", "rho": "ρ", "lam": "λ", "eps": "ε"}
+"""How a pin's legend entry writes a settings field (others by their own name)."""
+PIN_COLOR = "#555555"
 
 
 def _thin(values: Any) -> Any:
@@ -62,6 +66,26 @@ def _thin(values: Any) -> Any:
     return arr[np.unique(np.linspace(0, arr.size - 1, CURVE_POINTS).round().astype(int))].tolist()
 
 
+def _color(trace: Mapping[str, Any]) -> Any:
+    """A trace's own colour (its line's, else its markers': one colour, or one per bar), so a pin keeps it."""
+    for part in ("line", "marker"):
+        c = (trace.get(part) or {}).get("color")
+        if isinstance(c, str) or (isinstance(c, (list, tuple)) and len(c) <= CURVE_POINTS):
+            return c if isinstance(c, str) else list(c)
+    return None
+
+
+def legend_name(pinned_settings: Mapping[str, Any], now: Mapping[str, Any]) -> str:
+    """A pin's legend entry: what differs from the run shown now, e.g. ``pinned: κ_c = 0.3``."""
+    keys = [k for k in pinned_settings if k != "kind" and pinned_settings.get(k) != now.get(k)]
+
+    def show(v: Any) -> str:
+        return f"{v:g}" if isinstance(v, float) else str(v)
+
+    parts = [f"{SYMBOLS.get(k, k)} = {show(pinned_settings[k])}" for k in keys[:3]]
+    return "pinned: " + (", ".join(parts) + (" …" if len(keys) > 3 else "") if parts else "same settings")
+
+
 def traces_of(figures: Mapping[str, go.Figure]) -> dict[str, list[dict[str, Any]]]:
     """Each chart's traces as plain, downsampled dicts (what a pin keeps of a page's charts)."""
     out = {}
@@ -69,6 +93,9 @@ def traces_of(figures: Mapping[str, go.Figure]) -> dict[str, list[dict[str, Any]
         rows = []
         for tr in fig.to_plotly_json()["data"]:
             kept = {k: tr[k] for k in KEEP if k in tr}
+            color = _color(tr)
+            if color is not None:
+                kept["color"] = color
             if "x" in kept and "y" in kept and len(np.atleast_1d(kept["x"])) == len(np.atleast_1d(kept["y"])):
                 kept["x"], kept["y"] = _thin(kept["x"]), _thin(kept["y"])
             rows.append(kept)
@@ -113,20 +140,46 @@ def overlay(fig: go.Figure, kind: str) -> go.Figure:
     return fig
 
 
-def overlay_all(figures: dict[str, go.Figure], kind: str) -> dict[str, go.Figure]:
-    """Every chart with the same chart of every pin drawn over it, faded: dashed lines and pale bars."""
+def overlay_all(figures: dict[str, go.Figure], kind: str, settings: Any = None) -> dict[str, go.Figure]:
+    """Every chart with the same chart of every pin drawn over it, faded in each policy's own colour (dashed lines,
+    hatched bars whose axis labels start with "pinned"), and one legend entry per pin naming what differs from the
+    run shown now (``settings``)."""
+    now = to_dict(settings) if settings is not None else {}
     for i, p in enumerate(pinned(kind), 1):
-        for name, traces in p.get("charts", {}).items():
-            fig = figures.get(name)
+        group = f"pin{i}"
+        name = legend_name(p["settings"], now)
+        for chart, traces in p.get("charts", {}).items():
+            fig = figures.get(chart)
             if fig is None:
                 continue
             for tr in traces:
-                faded = {**tr, "name": f"{tr.get('name', '')} (pin {i})", "opacity": 0.4, "showlegend": False,
-                         "hoverinfo": "skip", "legendgroup": f"pin{i}"}
-                if tr.get("type", "scatter") in ("scatter", "scattergl"):
-                    faded["line"] = {"dash": "dash", "width": 1.2}
-                fig.add_trace(faded)
+                fig.add_trace(_faded(tr, group, i))
+            fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", name=name, legendgroup=group, showlegend=True,
+                                     line={"color": PIN_COLOR, "dash": "dash", "width": 1.5}, opacity=0.6,
+                                     hoverinfo="skip"))
     return figures
+
+
+def _faded(tr: Mapping[str, Any], group: str, i: int) -> dict[str, Any]:
+    """A pinned trace drawn faded in its own colour, in its pin's legend group (the group's entry names the pin)."""
+    color = tr.get("color")
+    out = {k: v for k, v in tr.items() if k != "color"}
+    out.update(name=f"{tr.get('name', '')} (pin {i})", opacity=0.4, showlegend=False, hoverinfo="skip",
+               legendgroup=group)
+    if tr.get("type", "scatter") in ("scatter", "scattergl"):
+        out["line"] = {"dash": "dash", "width": 1.2, **({"color": color} if isinstance(color, str) else {})}
+        if isinstance(color, str):
+            out["marker"] = {"color": color}
+    elif tr.get("type") == "bar":
+        out["marker"] = {"pattern": {"shape": "/"}, **({"color": color} if color is not None else {})}
+        x = out.get("x")
+        if isinstance(x, list) and all(isinstance(v, str) for v in x):
+            out["x"] = [f"pinned {v}" for v in x]
+    return out
+
+
+PERCENT = ("violation_rate",)
+"""Summary columns that are shares: shown in % as everywhere else on the pages."""
 
 
 def compare(kind: str, summary: pd.DataFrame, columns: dict[str, str]) -> pd.DataFrame | None:
@@ -143,8 +196,8 @@ def compare(kind: str, summary: pd.DataFrame, columns: dict[str, str]) -> pd.Dat
             for col, name in columns.items():
                 if col in now and col in before:
                     a, b = float(before.loc[policy, col]), float(now.loc[policy, col])
-                    row[name] = f"{captions.number(a)} → {captions.number(b)} ({'+' if b >= a else '−'}" \
-                                f"{captions.number(abs(b - a))})"
+                    fmt = captions.percent if col in PERCENT else captions.number
+                    row[name] = f"{fmt(a)} → {fmt(b)} ({'+' if b >= a else '−'}{fmt(abs(b - a))})"
             rows.append(row)
     return pd.DataFrame(rows)
 

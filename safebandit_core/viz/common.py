@@ -51,16 +51,24 @@ def labels_of(frame: pd.DataFrame, label_col: str = "policy") -> list[str]:
     return [str(v) for v in dict.fromkeys(col.tolist())]
 
 
+def paper_name(label: str) -> str:
+    """The paper's name of a policy in a label: the label itself, or what its last brackets hold when an audience
+    renamed it ("new rule (HPC-UCB)" -> "HPC-UCB"), so a renamed policy keeps its colour."""
+    if label.endswith(")") and " (" in label:
+        return label[label.rindex(" (") + 2:-1]
+    return label
+
+
 def policy_colors(labels: Iterable[str]) -> dict[str, str]:
     """One colour per label: known policies keep theirs, the others take unused palette colours in order."""
     labels = list(labels)
-    taken = {KNOWN_COLORS[lab] for lab in labels if lab in KNOWN_COLORS}
-    free = [c for c in PALETTE if c not in taken] or list(PALETTE)
+    known = {lab: KNOWN_COLORS[paper_name(lab)] for lab in labels if paper_name(lab) in KNOWN_COLORS}
+    free = [c for c in PALETTE if c not in set(known.values())] or list(PALETTE)
     out: dict[str, str] = {}
     i = 0
     for lab in labels:
-        if lab in KNOWN_COLORS:
-            out[lab] = KNOWN_COLORS[lab]
+        if lab in known:
+            out[lab] = known[lab]
         else:
             out[lab] = free[i % len(free)]
             i += 1
@@ -137,6 +145,32 @@ def stacked(layout: dict[str, Any], titles: Sequence[str], x_title: str, y_title
         layout[f"yaxis{sx}"] = {"domain": [max(0.0, top - h), min(1.0, top)], "anchor": f"x{sx}",
                                 "title": {"text": y_title}}
         anns.append(note(f"<b>{title}</b>", 0.0, top, yanchor="bottom", xanchor="left", font={"size": 12}))
+
+
+DASHES: tuple[str, ...] = ("solid", "dash", "dot", "dashdot")
+
+
+def distinct_dashes(fig: go.Figure, labels: Sequence[str]) -> go.Figure:
+    """Give each labelled line its own dash (the first solid), so a line drawn over another of the same height does
+    not hide it; bands and other traces are left as they are."""
+    for i, lab in enumerate(labels):
+        fig.update_traces(line_dash=DASHES[i % len(DASHES)], line_width=2.6 if i == 0 else 2.2,
+                          selector={"name": lab, "mode": "lines"})
+    return fig
+
+
+def shade_below_zero(fig: go.Figure, text: str, color: str = LIMIT_COLOR) -> go.Figure:
+    """Shade the part of a one-axis chart below 0 and write there what it means (e.g. a regret below 0 is bought by
+    breaking the rule, not earned); a chart whose traces all stay at or above 0 is returned as it is."""
+    lows = [float(np.nanmin(np.asarray(tr.y, dtype=float))) for tr in fig.data if tr.y is not None and len(tr.y)]
+    low = min(lows, default=0.0)
+    if not low < 0:
+        return fig
+    fig.add_shape(type="rect", xref="x domain", x0=0, x1=1, yref="y", y0=1.08 * low, y1=0, layer="below",
+                  line={"width": 0}, fillcolor=rgba(color, 0.07))
+    fig.add_annotation(note(text, 0.01, 1.08 * low, xref="x domain", yref="y", xanchor="left", yanchor="bottom",
+                            align="left", font={"color": color}))
+    return fig
 
 
 def rolling_mean(values: np.ndarray, window: int) -> np.ndarray:

@@ -33,6 +33,7 @@ from .common import (
     hline,
     labels_of,
     mean_band_figure,
+    paper_name,
     policy_colors,
     rgba,
     stacked,
@@ -60,7 +61,7 @@ def shown(frame: pd.DataFrame) -> pd.DataFrame:
 
 def colors_for(labels: list[str]) -> dict[str, str]:
     """The role colour of each known policy; other labels take palette colours not already used."""
-    out = {lab: COLORS[lab] for lab in labels if lab in COLORS}
+    out = {lab: COLORS[paper_name(lab)] for lab in labels if paper_name(lab) in COLORS}
     rest = [lab for lab in labels if lab not in out]
     if rest:
         free = [c for c in PALETTE if c not in out.values()] or list(PALETTE)

@@ -6,7 +6,7 @@ with ``baseline`` = (1 − α)·MV₀·t); the arm picture takes
 :func:`safebandit_core.meanvar.arm_table`. ``cum_regret`` is the cumulative form T·R̃_T that the
 paper plots. The baseline drawn with it is the regret ``MV*·t − (1 − α)·MV₀·t`` of a learner
 whose path earns exactly (1 − α)·MV₀ each round. :func:`condition_sentence` puts the guarantee
-``ρ > 2/(α μ₀)`` (sufficient, not necessary) next to what the run's slack did.
+``ρ > 2/(α μ₀)`` (sufficient by Theorem 5; below it nothing is promised) next to what the run's slack did.
 """
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ def zoom_sentence(frame: pd.DataFrame, mv_star: float, window: int) -> str:
 def condition_sentence(ok: bool, need: float, rho: float, neg: pd.DataFrame, label: str = "MV-CUCB") -> str:
     """The guarantee ``ρ > 2/(α μ₀)`` (``need`` = 2/(α μ₀)) and what ``label``'s slack did in this run.
 
-    The condition is sufficient, not necessary: when it fails the slack may still stay ≥ 0, and
+    The condition is sufficient (Theorem 5); when it fails nothing is promised, the slack may still stay ≥ 0, and
     the sentence says whether it did, from :func:`negative_slack`'s table.
     """
     row = neg[neg["policy"] == label]
@@ -78,7 +78,7 @@ def condition_sentence(ok: bool, need: float, rho: float, neg: pd.DataFrame, lab
                 "on every run.")
     else:
         head = (f"ρ = {rho:g} ≤ 2/(α·μ₀) = {need:.4g}, so the guarantee does not apply. The condition is "
-                f"sufficient, not necessary: {label}'s slack may still stay ≥ 0.")
+                f"sufficient (Theorem 5); below it nothing is promised: {label}'s slack may still stay ≥ 0.")
     if row.empty:
         return head + f" {label} is not in this run."
     r = row.iloc[0]

@@ -14,7 +14,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from .common import LIMIT_COLOR, TRUTH_COLOR
+from .common import LIMIT_COLOR, PALETTE, TRUTH_COLOR, rgba
 
 MAX_FRAMES = 60
 MAX_POINTS = 250
@@ -37,19 +37,41 @@ def frame_rounds(T: int, max_frames: int = MAX_FRAMES) -> np.ndarray:
     return np.unique(np.concatenate([early, even, [T]]))
 
 
-def _controls(stops: np.ndarray) -> dict:
-    """Play / pause buttons and a round slider, all handled by plotly in the browser."""
-    play = {"label": "▶ Play", "method": "animate",
-            "args": [None, {"frame": {"duration": 80, "redraw": False}, "fromcurrent": True,
-                            "transition": {"duration": 0}}]}
+def _animate(frames: list[str] | None, duration: int) -> list:
+    """An ``animate`` call's args: ``redraw`` so each frame's ``layout`` (its title: the round and the count so far)
+    is applied, not only its traces."""
+    return [frames, {"frame": {"duration": duration, "redraw": True}, "fromcurrent": True, "mode": "immediate",
+                     "transition": {"duration": 0}}]
+
+
+TITLE_PX = 48
+TICKS_PX = 24
+AXIS_TITLE_PX = 22
+LEGEND_ROW_PX = 24
+CONTROLS_PX = 96
+"""Pixels from the top: the title; below the plot: tick labels, an x-axis title, each legend row, then ▶/⏸ and the
+slider. Everything below the plot is placed by these, so nothing covers the title or a subplot's title."""
+
+
+def _controls(stops: np.ndarray, height: int, x_title: bool = False, legend_rows: int = 1) -> dict:
+    """The layout around the plot: the title on top; under the plot the legend, then play / pause and a round slider
+    (handled by plotly in the browser; the slider's own tick labels are hidden, its current value reads the round)."""
+    below = TICKS_PX + (AXIS_TITLE_PX if x_title else 0)
+    bottom = below + LEGEND_ROW_PX * legend_rows + CONTROLS_PX
+    plot = max(height - TITLE_PX - bottom, 80)
+    legend_y = -below / plot
+    controls_y = -(below + LEGEND_ROW_PX * legend_rows + 6) / plot
+    play = {"label": "▶ Play", "method": "animate", "args": _animate(None, 80)}
     pause = {"label": "⏸ Pause", "method": "animate",
              "args": [[None], {"frame": {"duration": 0, "redraw": False}, "mode": "immediate"}]}
-    steps = [{"label": str(t), "method": "animate",
-              "args": [[str(t)], {"frame": {"duration": 0, "redraw": False}, "mode": "immediate"}]} for t in stops]
-    return {"updatemenus": [{"type": "buttons", "buttons": [play, pause], "x": 0.0, "y": 1.18, "xanchor": "left",
-                             "direction": "left", "showactive": False}],
-            "sliders": [{"steps": steps, "currentvalue": {"prefix": "round t = "}, "x": 0.18, "len": 0.82,
-                         "y": 1.2, "pad": {"t": 0}}]}
+    steps = [{"label": f"{t:,}", "method": "animate", "args": _animate([str(t)], 0)} for t in stops]
+    return {"margin": {"t": TITLE_PX, "b": bottom, "l": 50, "r": 10},
+            "legend": {"orientation": "h", "x": 0.0, "y": legend_y, "yanchor": "top"},
+            "updatemenus": [{"type": "buttons", "buttons": [play, pause], "x": 0.0, "y": controls_y, "xanchor": "left",
+                             "yanchor": "top", "direction": "left", "showactive": False, "pad": {"t": 24}}],
+            "sliders": [{"steps": steps, "x": 0.2, "len": 0.8, "y": controls_y, "yanchor": "top", "pad": {"t": 0},
+                         "currentvalue": {"prefix": "round t = ", "font": {"size": 13, "color": TRUTH_COLOR}},
+                         "font": {"color": "rgba(0,0,0,0)"}, "ticklen": 3}]}
 
 
 def dose_steps(rows: pd.DataFrame, tau: float, title: str = "", max_frames: int = MAX_FRAMES) -> go.Figure:
@@ -71,11 +93,11 @@ def dose_steps(rows: pd.DataFrame, tau: float, title: str = "", max_frames: int 
             go.Scatter(x=part["t"], y=part["true_upper"], mode="lines", name="true safe end α*max",
                        line={"color": TRUTH_COLOR, "width": 1}),
             go.Scatter(x=part["t"], y=part["est_upper"], mode="lines", name="estimated safe end α̂max",
-                       line={"color": "#1f77b4", "width": 2}),
+                       line={"color": PALETTE[0], "width": 2}),
             go.Scatter(x=part["t"], y=part["alpha"], mode="markers", name="dose α_t",
-                       marker={"size": 4, "color": "#2ca02c"}),
+                       marker={"size": 4, "color": PALETTE[2]}),
             go.Scatter(x=part["t"], y=part["cost"], mode="markers", name="cost C_t",
-                       marker={"size": 4, "color": "#7f7f7f"}),
+                       marker={"size": 4, "color": PALETTE[4]}),
             go.Scatter(x=over["t"], y=over["cost"], mode="markers", name="over τ",
                        marker={"size": 8, "color": LIMIT_COLOR, "symbol": "x"}),
         ]
@@ -88,8 +110,8 @@ def dose_steps(rows: pd.DataFrame, tau: float, title: str = "", max_frames: int 
                            layout={"title": {"text": f"{title} round {int(k):,}: {int(viol[k - 1]):,} of {int(k):,} "
                                                      f"rounds over τ = {tau:g}"}})
                   for k in stops]
-    fig.update_layout(title={"text": f"{title} round 1", "x": 0.0}, height=520, margin={"t": 110, "l": 50, "r": 10},
-                      legend={"orientation": "h", "y": -0.12}, **_controls(stops))
+    fig.update_layout(title={"text": f"{title} round 1: {int(viol[0]):,} of 1 rounds over τ = {tau:g}", "x": 0.0},
+                      height=560, **_controls(stops, 560))
     fig.update_xaxes(range=[0, T + 1])
     fig.update_yaxes(range=[0, 1.05], row=1, col=1)
     lo, hi = float(rows["cost"].min()), float(rows["cost"].max())
@@ -113,9 +135,9 @@ def conservative_steps(rows: pd.DataFrame, title: str = "", max_frames: int = MA
             go.Scatter(x=part["t"], y=part["baseline_line"], mode="lines", name="(1 − α)·μ₀·t: the line",
                        line={"color": LIMIT_COLOR, "dash": "dash"}),
             go.Scatter(x=part["t"], y=part["cum_reward"], mode="lines", name="reward so far",
-                       line={"color": "#1f77b4", "width": 2}),
+                       line={"color": PALETTE[0], "width": 2}),
             go.Scatter(x=dflt["t"], y=dflt["cum_reward"], mode="markers", name="default arm pulled",
-                       marker={"size": 5, "color": "#ff7f0e"}),
+                       marker={"size": 5, "color": PALETTE[3]}),
         ]
 
     fig = go.Figure(data=traces(1))
@@ -123,9 +145,9 @@ def conservative_steps(rows: pd.DataFrame, title: str = "", max_frames: int = MA
                            layout={"title": {"text": f"{title} round {int(k):,}: {int(pulls[k - 1]):,} default pulls"}})
                   for k in stops]
     top = float(max(rows["cum_reward"].max(), rows["baseline_line"].max())) * 1.05
-    fig.update_layout(title={"text": f"{title} round 1", "x": 0.0}, height=420, margin={"t": 110, "l": 50, "r": 10},
+    fig.update_layout(title={"text": f"{title} round 1: {int(pulls[0]):,} default pulls", "x": 0.0}, height=460,
                       xaxis={"range": [0, T + 1], "title": "round t"}, yaxis={"range": [0, top], "title": "reward"},
-                      legend={"orientation": "h", "y": -0.2}, **_controls(stops))
+                      **_controls(stops, 460, x_title=True))
     return fig
 
 
@@ -140,9 +162,9 @@ def ellipse_steps(data: dict, title: str = "") -> go.Figure:
 
     def traces(j: int) -> list[go.Scatter]:
         return [go.Scatter(x=outlines[j][:, 0], y=outlines[j][:, 1], mode="lines", name="confidence ellipse",
-                           line={"color": "#1f77b4"}, fill="toself", fillcolor="rgba(31,119,180,0.12)"),
+                           line={"color": PALETTE[0]}, fill="toself", fillcolor=rgba(PALETTE[0], 0.12)),
                 go.Scatter(x=[centers[j][0]], y=[centers[j][1]], mode="markers", name="estimate μ̂_t",
-                           marker={"size": 9, "color": "#1f77b4"}),
+                           marker={"size": 9, "color": PALETTE[0]}),
                 go.Scatter(x=[mu[0]], y=[mu[1]], mode="markers", name="true μ*",
                            marker={"size": 12, "color": TRUTH_COLOR, "symbol": "star"})]
 
@@ -151,8 +173,7 @@ def ellipse_steps(data: dict, title: str = "") -> go.Figure:
                            layout={"title": {"text": f"{title} round {t:,}: β = {data['beta'][j]:.2f}"}})
                   for j, t in enumerate(data["rounds"])]
     stops = np.asarray(data["rounds"])
-    fig.update_layout(title={"text": f"{title} round {stops[0]:,}", "x": 0.0}, height=460,
-                      margin={"t": 110, "l": 50, "r": 10}, legend={"orientation": "h", "y": -0.15},
+    fig.update_layout(title={"text": f"{title} round {stops[0]:,}: β = {data['beta'][0]:.2f}", "x": 0.0}, height=500,
                       xaxis={"range": [-span, span], "title": "μ₁", "scaleanchor": "y"},
-                      yaxis={"range": [-span, span], "title": "μ₂"}, **_controls(stops))
+                      yaxis={"range": [-span, span], "title": "μ₂"}, **_controls(stops, 500, x_title=True))
     return fig

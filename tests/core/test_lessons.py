@@ -203,7 +203,11 @@ def test_the_mv_statement_matches_the_minimum_slack_of_its_search(runs):
     assert f"smallest {captions.number(low)}" in text or f"smallest was {captions.number(low)}" in text
     assert ("never went below 0" in text) == (not found.broke)
     if not found.broke:
-        assert "sufficient, not necessary" in text
+        assert f"is sufficient (Theorem 5); below it no break was found in these {found.instances:,} instances" in text
+        assert "not necessary" not in text
+    why = lessons.BY_SLUG["mv-rho"].move(r).why
+    assert why.endswith(f"sufficient by Theorem 5; no break found below it in {found.instances:,} instances of this "
+                        "space.") or (found.broke and "found a break below it" in why)
     for v in (*lessons.SPACE.Ks, *lessons.SPACE.alphas, *lessons.SPACE.mu0s):
         assert f"{v:g}" in text
     assert all(c["rho"] < search.threshold(c["alpha"], c["mu0"]) for c, keep in

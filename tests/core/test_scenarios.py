@@ -57,9 +57,10 @@ def test_headlines_are_computed_from_each_run(summaries):
         for _, r in summary.iterrows():
             assert str(r["label"]) in text
         if sc.kind == "dose":
-            assert text.startswith("Nausea score above the ceiling")
+            assert text.startswith(f"Nausea score above the ceiling ({s.tau:g}) in {s.seeds} runs × {s.T:,} visits: ")
+            assert f"of the {s.T * s.seeds:,}" in text
             for _, r in summary.iterrows():
-                assert f"{r['label']}: {int(r['violations']):,} of {s.T * s.seeds:,} visits over the limit" in text
+                assert f"{r['label']} {int(r['violations']):,} time" in text
         if sc.kind == "conservative":
             assert f"After {s.T:,} visits" in text
     strict = summaries["strict-board"]
@@ -94,14 +95,18 @@ def test_the_dose_headline_flips_with_hpc_ucb_against_delta(rate, hi, verdict):
     s = DoseSettings(T=100, seeds=2, delta=0.05)
     text = scenarios.dose_headline(s, dose_summary(rate, hi), Names())
     assert text.endswith(f"(δ = 5.00 %): {verdict}.")
-    assert f"HPC-UCB: {round(rate * 200)} of 200 patient-rounds over the limit" in text
+    n = round(rate * 200)
+    assert text.startswith(f"Toxicity grade above the safety limit ({s.tau:g}) in 2 runs × 100 patient-rounds: "
+                           f"HPC-UCB {n} time{'s' if n != 1 else ''}, On-Expectation 60 times;")
+    assert "allows about 10 of the 200" in text
 
 
 def test_a_tiny_horizon_leaves_hpc_ucb_unproven():
     """T = 1 on one seed: a single round over the limit puts HPC-UCB above δ, and the headline says so."""
     s = DoseSettings(T=1, seeds=1, delta=0.05)
     text = scenarios.dose_headline(s, dose_summary(1.0, 1.0, rounds=1, seeds=1), Names())
-    assert "HPC-UCB: 1 of 1 patient-rounds over the limit" in text and "HPC-UCB and On-Expectation did not" in text
+    assert "in 1 run × 1 patient-rounds: HPC-UCB 1 time, On-Expectation 0 times;" in text
+    assert "HPC-UCB and On-Expectation did not" in text
 
 
 def test_conservative_and_mv_headlines_flip_with_the_slack():
@@ -135,3 +140,26 @@ def test_overtake_reads_the_curves():
 def test_names_fall_back_on_the_defaults():
     n = Names(round="  ", effect="", full_dose=-3.0, dose_unit="ml").cleaned()
     assert (n.round, n.effect, n.full_dose, n.dose_unit) == ("patient-round", "toxicity grade", 100.0, "ml")
+
+
+def test_the_audience_names_the_policies_and_a_two_way_scenario_hides_the_third():
+    tidy = pd.DataFrame({"policy": pd.Categorical(["hpucb", "on_expectation", "eps_greedy"] * 2),
+                         "label": pd.Categorical(["HPC-UCB", "On-Expectation", "ε-Greedy"] * 2),
+                         "t": [1] * 3 + [2] * 3})
+    summary = pd.DataFrame({"policy": ["hpucb", "on_expectation", "eps_greedy"],
+                            "label": ["HPC-UCB", "On-Expectation", "ε-Greedy"]})
+    two_way = dataclasses.replace(scenarios.of_kind("dose")[0], hide=("eps_greedy",))
+    t, s = scenarios.audience(tidy, summary, MODELS["dose"], two_way, Names(usual_rule="old habit"))
+    assert s["label"].tolist() == ["new rule (HPC-UCB)", "old habit (On-Expectation)"]
+    assert sorted(map(str, t["label"].unique())) == ["new rule (HPC-UCB)", "old habit (On-Expectation)"]
+    assert len(t) == 4 and "eps_greedy" not in set(t["policy"].astype(str))
+    shown = dataclasses.replace(two_way, hide=())
+    _, s3 = scenarios.audience(tidy, summary, MODELS["dose"], shown, Names(other_rule="HPC-UCB's rival ε-Greedy"))
+    assert s3["label"].tolist()[-1] == "HPC-UCB's rival ε-Greedy", "a name that holds the paper's is not doubled"
+
+
+def test_the_first_dose_scenario_is_two_way_and_every_role_names_a_names_field():
+    assert scenarios.of_kind("dose")[0].hide == ("eps_greedy",)
+    fields = {f.name for f in dataclasses.fields(Names)}
+    for model in MODELS.values():
+        assert set(model.roles.values()) <= fields and model.roles, model.kind

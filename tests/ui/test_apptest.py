@@ -258,6 +258,16 @@ def test_pin_then_change_shows_before_after_and_a_faded_overlay():
         assert faded and all(t["opacity"] == 0.4 for t in faded), name
     table = next(t.value for t in at.table if "pin" in t.value.columns)
     assert len(table) == 3 and all("→" in v for v in table["regret (mean)"])
+    assert all(v.count("%") == 3 for v in table["violation rate"]), "rates in % as on the rest of the page"
+    for name in ("regret", "violations", "cost"):
+        entries = [t for t in shown[name]["data"] if t.get("legendgroup") == "pin1" and t.get("showlegend")]
+        assert [t["name"] for t in entries] == ["pinned: τ = 0.5"], name
+    now = {t["name"]: t["line"]["color"] for t in shown["regret"]["data"] if t.get("line", {}).get("color")}
+    faded = {t["name"]: t["line"].get("color") for t in shown["regret"]["data"] if "(pin 1)" in t["name"]}
+    assert faded["HPC-UCB (pin 1)"] == now["HPC-UCB"] and faded["ε-Greedy (pin 1)"] == now["ε-Greedy"]
+    bars = next(t for t in shown["violations"]["data"] if "(pin 1)" in t["name"])
+    assert bars["marker"]["pattern"]["shape"] == "/" and all(x.startswith("pinned ") for x in bars["x"])
+    assert bars["marker"]["color"] == shown["violations"]["data"][0]["marker"]["color"]
     at.button(key="dose_unpin").click().run()
     assert not any("(pin" in t["name"] for t in charts(at)["regret"]["data"])
 
@@ -281,3 +291,11 @@ def test_with_two_dimensions_the_step_through_also_shows_the_confidence_ellipse_
     assert not at.exception
     fig = charts(at)["dose_ellipse"]
     assert len(fig["frames"]) >= 20 and fig["layout"]["xaxis"]["title"]["text"] == "μ₁"
+
+
+def test_probability_sliders_move_in_steps_a_lecturer_can_use():
+    """An arrow key moves δ and δ′ by 0.005 (ten presses: 0.01 → 0.06), not 0.001."""
+    at = dose_page()
+    for key in ("delta", "delta_prime"):
+        proto = at.slider(key=key).proto
+        assert proto.step == pytest.approx(0.005) and proto.min == pytest.approx(0.005), key

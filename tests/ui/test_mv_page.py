@@ -53,7 +53,7 @@ def test_page_runs_shows_every_figure_and_the_constraint_verdict():
     low = min(regret, key=regret.get)
     assert any(m.value.startswith("At T = 400") and f"**{low} has the lower regret**" in m.value for m in at.markdown)
     assert any(c.value.startswith("At round 40 the dashed baseline") for c in at.caption)
-    assert any("sufficient, not necessary" in c.value for c in at.caption)
+    assert any("sufficient (Theorem 5); below it nothing is promised" in c.value for c in at.caption)
 
 
 def test_warning_and_condition_sentence_follow_the_threshold():
@@ -66,7 +66,7 @@ def test_warning_and_condition_sentence_follow_the_threshold():
     assert "slack" in charts(at) and "MV-CUCB: constraint" in metrics(at)
     text = condition(at)
     assert text.startswith("ρ = 20 ≤ 2/(α·μ₀) = 28.57, so the guarantee does not apply")
-    assert "sufficient, not necessary" in text
+    assert "sufficient (Theorem 5); below it nothing is promised" in text
     held = metrics(at)["MV-CUCB: constraint"] == "held in every run"
     assert ("In this run it stayed ≥ 0 in all 2 runs" in text) == held
     at.slider(key="mv_alpha").set_value(0.2).run()  # threshold 2/(0.2·0.7) ≈ 14.29 < 20

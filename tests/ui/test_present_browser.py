@@ -1,4 +1,5 @@
-"""Presentation mode in a real browser at 1280×720: every panel on the first screen, nothing wider than it."""
+"""Presentation mode in a real browser at 1280×720: every panel, the headline in the audience's names and the
+explanation of a negative regret on the first screen, nothing wider than it."""
 
 from __future__ import annotations
 
@@ -9,6 +10,13 @@ from tests.ui.browserkit import CHART, ROOT, Requests, wait_idle
 pytestmark = pytest.mark.browser
 WIDTH, HEIGHT = 1280, 720
 SHOT = ROOT / "docs" / "present_mode.png"
+
+
+def within(box: dict | None) -> None:
+    """The box lies wholly on the first 1280×720 screen (no scrolling)."""
+    assert box is not None
+    assert 0 <= box["y"] and box["y"] + box["height"] <= HEIGHT, box
+    assert 0 <= box["x"] and box["x"] + box["width"] <= WIDTH, box
 
 
 def test_present_fits_one_projector_screen(server, browser):
@@ -28,9 +36,16 @@ def test_present_fits_one_projector_screen(server, browser):
         assert len(boxes) == 4
         for b in boxes:
             assert b is not None and b["height"] > 200
-            assert 0 <= b["y"] and b["y"] + b["height"] <= HEIGHT, b
-            assert 0 <= b["x"] and b["x"] + b["width"] <= WIDTH, b
-        assert "patient-rounds over the limit" in pg.locator(".st-key-present_headline").inner_text()
+            within(b)
+        head = pg.locator(".st-key-present_headline")
+        assert "in 5 runs × 4,000 patient-rounds: new rule (HPC-UCB)" in head.inner_text()
+        assert "usual rule (On-Expectation)" in head.inner_text() and "ε-Greedy" not in head.inner_text()
+        within(head.bounding_box())
+        legend = pg.locator(f"{CHART} .legendtext").evaluate_all("els => els.map(e => e.textContent)")
+        assert "new rule (HPC-UCB)" in legend and "usual rule (On-Expectation)" in legend, legend
+        why = pg.locator(f"{CHART} .annotation-text").filter(has_text="not a better rule")
+        assert why.count() == 1, "the negative regret is explained on the first screen"
+        within(why.bounding_box())
         assert pg.get_by_test_id("stException").count() == 0
         assert requests.foreign() == []
         SHOT.parent.mkdir(parents=True, exist_ok=True)

@@ -32,10 +32,13 @@ def headline(at: AppTest) -> str:
 
 def expected(kind: str, names: Names = Names()) -> str:
     """The headline of the model's first scenario, computed from the run the page stored."""
-    s = scenarios.of_kind(kind)[0].settings(0, device.default_precision(device.default_device_id()))
+    scenario = scenarios.of_kind(kind)[0]
+    s = scenario.settings(0, device.default_precision(device.default_device_id()))
     hit = store.store().peek(store.key_of(s, device.default_device_id()))
     assert hit is not None, "the page's run is in the shared store"
-    return MODELS[kind].headline(s, families.summary(hit.value), names)
+    _, summary = scenarios.audience(families.tidy(hit.value), families.summary(hit.value), MODELS[kind], scenario,
+                                    names)
+    return MODELS[kind].headline(s, summary, names)
 
 
 def test_each_model_shows_its_headline_and_four_panels():
@@ -56,7 +59,16 @@ def test_the_audiences_names_reach_the_headline_and_the_axes():
     at = present(names)
     want = Names(round="visit", effect="nausea score", limit="ceiling", dose_unit="ml")
     assert headline(at) == expected("dose", want)
-    assert headline(at).startswith("Nausea score above the ceiling") and "visits over the limit" in headline(at)
+    assert headline(at).startswith("Nausea score above the ceiling") and "5 runs × 4,000 visits" in headline(at)
+    assert "new rule (HPC-UCB)" in headline(at) and "ε-Greedy" not in headline(at), "a two-way story"
+    at.text_input(key="name_new_rule").input("Dr Lee's rule").run()
+    assert "Dr Lee's rule (HPC-UCB) " in headline(at)
+    legend = [t["name"] for t in charts(at)["present_dose_regret"]["data"] if t.get("showlegend") is not False]
+    assert legend == ["Dr Lee's rule (HPC-UCB)", "usual rule (On-Expectation)"]
+    regret = charts(at)["present_dose_regret"]["layout"]
+    assert any("not a better rule" in a["text"] for a in regret["annotations"]), "the negative regret is explained"
+    bars = charts(at)["present_dose_violations"]["data"][0]["x"]
+    assert all("(" in b.split("<br>")[1] for b in bars), bars
     dose = charts(at)["present_dose_dose"]["layout"]
     assert dose["yaxis"]["title"]["text"] == "dose (ml)" and dose["xaxis"]["title"]["text"] == "visit t"
     assert "nausea score" in charts(at)["present_dose_spread"]["layout"]["xaxis"]["title"]["text"]

@@ -279,12 +279,12 @@ def test_horizons_figure_draws_regret_and_default_pulls_on_log_axes():
     assert fig.layout.xaxis.type == "log" and fig.layout.xaxis2.type == "log"
 
 
-def test_mv_condition_sentence_says_sufficient_not_necessary_and_what_the_run_did():
+def test_mv_condition_sentence_says_sufficient_and_what_the_run_did():
     held = vm.negative_slack(frame("baseline", ("mvcucb", "mvucb")))
     ok = vm.condition_sentence(True, 28.57, 30.0, held)
     assert ok.startswith("ρ = 30 > 2/(α·μ₀) = 28.57, so the guarantee applies") and "all 2 runs" in ok
     fails = vm.condition_sentence(False, 28.57, 20.0, held)
-    assert "does not apply" in fails and "sufficient, not necessary" in fails
+    assert "does not apply" in fails and "sufficient (Theorem 5); below it nothing is promised" in fails
     assert "In this run it stayed ≥ 0 in all 2 runs (smallest slack 0.5)" in fails
     f = frame("baseline", ("mvcucb", "mvucb"))
     f.loc[(f["policy"] == "mvcucb") & (f["seed"] == 0) & (f["t"] == 5), "slack"] = -3.0

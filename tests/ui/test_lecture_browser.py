@@ -1,0 +1,70 @@
+"""The lecture tools in a real browser: the step-through's title follows the round while it plays or its slider
+moves (the frames' layout is applied, not only their traces), its controls clear of the titles; a pin has a legend
+entry naming what differs and its table shows rates in %."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.ui.browserkit import CHART, ROOT, slider_thumb, wait_for_charts, wait_idle
+
+pytestmark = pytest.mark.browser
+SHOT = ROOT / "artifacts" / "step_through.png"
+EXPANDER = "Step through one run, round by round"
+
+
+def open_steps(pg, server: str):
+    """The dose page's step-through, open and drawn; returns its chart."""
+    pg.goto(server + "/dose?T=1000")
+    wait_for_charts(pg)
+    box = pg.get_by_test_id("stExpander").filter(has_text=EXPANDER)
+    box.get_by_text(EXPANDER).click()
+    box.get_by_text("Show the animation").click()
+    box.locator(f"{CHART} .main-svg").first.wait_for(state="attached", timeout=120_000)
+    wait_idle(pg)
+    if not box.evaluate("e => e.querySelector('details').open"):  # the rerun may fold the expander
+        box.get_by_text(EXPANDER).click()
+    chart = box.locator(CHART).first
+    chart.scroll_into_view_if_needed()
+    return chart
+
+
+def title_of(chart) -> str:
+    return chart.locator(".gtitle").text_content() or ""
+
+
+def test_playing_and_sliding_change_the_title(server, page):
+    chart = open_steps(page, server)
+    assert "round 1:" in title_of(chart)
+    chart.get_by_text("▶ Play").click()
+    page.wait_for_function("""el => !el.querySelector('.gtitle').textContent.includes('round 1:')""",
+                           arg=chart.element_handle(), timeout=30_000)
+    chart.get_by_text("Pause").click()
+    assert "round 1:" not in title_of(chart) and "rounds over τ" in title_of(chart)
+    rail = chart.locator(".slider-rail-rect").bounding_box()
+    page.mouse.click(rail["x"] + rail["width"] - 2, rail["y"] + rail["height"] / 2)
+    page.wait_for_function("el => el.querySelector('.gtitle').textContent.includes('round 1,000:')",
+                           arg=chart.element_handle(), timeout=30_000)
+    title = chart.locator(".gtitle").bounding_box()
+    for other in (".updatemenu-container", ".slider-container"):
+        b = chart.locator(other).bounding_box()
+        assert b["y"] > title["y"] + title["height"], f"{other} lies below the title"
+    subplot_titles = chart.locator(".annotation").all()
+    slider = chart.locator(".slider-container").bounding_box()
+    assert all(a.bounding_box()["y"] + a.bounding_box()["height"] < slider["y"] for a in subplot_titles)
+    SHOT.parent.mkdir(parents=True, exist_ok=True)
+    chart.screenshot(path=str(SHOT))
+
+
+def test_a_pin_has_a_legend_entry_and_its_table_shows_percent(server, page):
+    page.goto(server + "/dose?T=1000")
+    wait_for_charts(page)
+    page.get_by_role("button", name="Pin this run").click()
+    wait_idle(page)
+    slider_thumb(page, "Cost limit τ").press("ArrowLeft")
+    page.locator("[data-testid='stApp'][data-test-script-state='running']").wait_for(state="attached", timeout=10_000)
+    wait_for_charts(page)
+    legend = page.locator(f"{CHART} .legendtext").evaluate_all("els => els.map(e => e.textContent)")
+    assert "pinned: τ = 0.5" in legend, legend
+    table = page.get_by_test_id("stTable").filter(has_text="→").inner_text()
+    assert "%" in table and "→" in table
