@@ -37,10 +37,11 @@ def on_pty(monkeypatch: pytest.MonkeyPatch, work: Callable[[], object]) -> tuple
 
     def drain() -> None:  # keep the terminal's buffer from filling while the run writes
         while True:
+            finished = done.is_set()  # read before select: whatever was written before it is then seen as ready
             ready, _, _ = select.select([master], [], [], 0.05)
             if ready:
                 chunks.append(os.read(master, 65536))
-            elif done.is_set():
+            elif finished:
                 return
 
     reader = threading.Thread(target=drain, daemon=True)
@@ -51,7 +52,7 @@ def on_pty(monkeypatch: pytest.MonkeyPatch, work: Callable[[], object]) -> tuple
         result = work()
         tty.flush()
     done.set()
-    reader.join(timeout=5)
+    reader.join(timeout=120)  # a loaded machine may not schedule the reader for a while
     tty.close()
     os.close(master)
     return result, b"".join(chunks).decode(errors="replace")

@@ -68,7 +68,7 @@ def test_non_finite_integers_are_ignored_and_named_with_their_range(dose_from_a_
 def test_a_nan_and_an_out_of_range_slider_value_are_ignored(dose_from_a_bad_link):
     at, text = dose_from_a_bad_link, notes(dose_from_a_bad_link)
     assert "Ignored `kappa_r=nan` from the link: **Reward noise κ_r** is a number from 0 to 1." in text
-    assert "Ignored `delta=0.9` from the link: **Allowed violation probability δ** is a number from 0.001 to " \
+    assert "Ignored `delta=0.9` from the link: **Allowed violation probability δ** is a number from 0.005 to " \
            "0.5." in text
     assert at.slider(key="delta").value == 0.05 and not {"kappa_r", "delta"} & set(params(at))
 
