@@ -1,25 +1,23 @@
-"""What a person waits for, in a real headless Chromium against ``streamlit run app.py``, until the page settles.
+"""What a person waits for, in a real headless Chromium against the served app, per model page, each against its
+target (2-core machine, the browser on the same cores).
 
-Each row is one measurement against its target (2-core machine); "settled" means the script is
-idle and the page's charts are drawn. A fresh server is started for each cold row, on a loopback
-port, and stopped afterwards:
+Per model page (dose, non-linear, conservative, mean-variance), the rows of issue 22's table:
 
-- first visit of each model page on a fresh server whose persistent compile cache is warm, once the
-  server's own warm-up (:mod:`safebandit_ui.warmup`, begun at start by :mod:`safebandit_ui.serve`)
-  has finished — a class arrives after the teacher started the server — and, for comparison, one
-  without a warm-up;
-- the first-ever visit (an empty compile cache, as on a new machine), arriving as the server starts;
-- a reload / a second visitor with the same settings (served from the shared store);
-- a slider step (τ, δ, κ_r, κ_c on the dose page — δ′ sits behind *Expert settings*; α on the conservative
-  page; ρ on the mean-variance page);
-- T changed (fixed-length chunks with a masked tail: no compilation);
-- 8 sessions opening model pages at once on a fresh server (Chromium tabs), and 30 sessions on a warm one:
-  clients of Streamlit's own websocket protocol (:mod:`tests.ui.wsclient`), since 30 Chromium tabs on the
-  server's 2 cores would time the browsers' drawing, not the server; the row says when the server has
-  answered every session (its script run finished).
+- first visit on a fresh server, its warm-up still running (compile cache warm);
+- first visit once the warm-up has finished (each page's first visit on that server);
+- reload with the same settings (served from the shared store);
+- one slider step on the knob the model is about (the median of several steps; each a new run);
+- T changed (fixed chunks with a masked tail: no compilation);
+- d, |F| or K changed inside its padded width (no compilation);
 
-"Warm server": every model page visited once (its shapes compiled, its default run stored), the
-background warm-up off so that it does not compete with what is measured.
+then 30 sessions opening model pages at once on the warm server, as clients of Streamlit's own websocket
+protocol (:mod:`tests.ui.wsclient`: 30 Chromium tabs on 2 cores would time the browsers, not the server),
+and 8 Chromium sessions at once on a fresh server. ``--quick``: two pages, fewer steps, 10 and 4 sessions.
+
+A visit is over when the browser's own signal says so (``data-test-script-state`` on ``stApp`` back to
+``notRunning``) and every chart container on the page holds a drawn plotly chart; an action is over when a
+script run has finished after it (counted by a MutationObserver on that attribute, so a run too quick to
+be seen is not missed) and the charts' data differ from before. No fixed waits.
 
 Skipped with a note when Playwright or Chromium is missing.
 """
@@ -29,43 +27,104 @@ from __future__ import annotations
 import statistics
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-MODEL_PAGES = ("dose", "conservative", "mean_variance", "nonlinear")
-CHARTS = "[data-testid='stPlotlyChart'] .js-plotly-plot .main-svg"
+CHARTS = "[data-testid='stPlotlyChart']"
+TIMEOUT_MS = 240_000
+TARGETS = {"first visit, fresh server (warm-up running)": None, "first visit after the warm-up": 2.0,
+           "reload, same settings": 0.7, "one slider step (median)": 0.5, "T changed": 1.0,
+           "size changed inside its width": 1.0}
+"""Seconds per row (None: reported, no target). Issue 22 sets the first visit, reload and slider targets."""
+SESSIONS_S, FRESH_SESSIONS_S = 20.0, 30.0
 
 
-def _settle(pg, timeout_ms: int = 240_000) -> None:
-    from tests.ui.browserkit import wait_idle
+@dataclass(frozen=True)
+class ModelPage:
+    """A model page and what the bench moves on it: the knob's slider, T's box, and a size box with two values
+    inside one padded width."""
 
-    pg.wait_for_function(f"document.querySelectorAll(\"{CHARTS}\").length >= 1", timeout=timeout_ms)
-    wait_idle(pg, timeout_ms)
+    path: str
+    knob: str
+    size: str
+    size_value: str
+    T_value: str
 
 
-def _visit(pg, url: str) -> float:
+PAGES = (ModelPage("dose", "Cost limit τ", "Context dimension d", "6", "2500"),
+         ModelPage("nonlinear", "Cost limit τ", "Class size |F|", "63", "2500"),
+         ModelPage("conservative", "α (tolerated loss)", "K (arms)", "73", "10500"),
+         ModelPage("mean_variance", "ρ (weight of the mean", "K (arms)", "25", "10500"))
+
+WATCH = """() => {
+  if (window.__bench) return;
+  const app = document.querySelector("[data-testid='stApp']");
+  window.__bench = {finished: 0};
+  new MutationObserver(records => { for (const r of records) if (r.oldValue === "running") window.__bench.finished++; })
+    .observe(app, {attributes: true, attributeOldValue: true, attributeFilter: ["data-test-script-state"]});
+}"""
+FINGERPRINT = """() => Array.from(document.querySelectorAll("CHARTS .js-plotly-plot")).map(gd =>
+  (gd.data || []).map(t => { const y = t.y && t.y.bdata !== undefined ? t.y.bdata : t.y;
+    return y ? `${y.length}:${String(y.slice(0, 24))}:${String(y.slice(-24))}` : ""; }).join("|")).join("#")
+""".replace("CHARTS", CHARTS)
+"""Each chart's y values in short (plotly keeps a base64 array as sent: its text's ends), to see the data change."""
+SETTLED = """() => {
+  const app = document.querySelector("[data-testid='stApp']");
+  if (!app || app.getAttribute("data-test-script-state") !== "notRunning"
+      || app.getAttribute("data-test-connection-state") !== "CONNECTED") return false;
+  const boxes = document.querySelectorAll("CHARTS");
+  return boxes.length > 0 && document.querySelectorAll("CHARTS .js-plotly-plot .main-svg").length >= boxes.length;
+}""".replace("CHARTS", CHARTS)
+
+
+def _settle(pg: Any) -> None:
+    """Wait until the script is idle and every chart container holds a drawn chart."""
+    pg.wait_for_function(SETTLED, timeout=TIMEOUT_MS)
+
+
+def _visit(pg: Any, url: str) -> float:
     start = time.perf_counter()
     pg.goto(url)
     _settle(pg)
     return time.perf_counter() - start
 
 
-def _press(pg, control, key: str) -> float:
-    """Press ``key`` on ``control``; the seconds until the rerun has started and the page has settled again."""
+def _reload(pg: Any) -> float:
     start = time.perf_counter()
-    control.press(key)
-    pg.locator("[data-testid='stApp'][data-test-script-state='running']").wait_for(state="attached", timeout=10_000)
+    pg.reload()
     _settle(pg)
     return time.perf_counter() - start
 
 
-def _step(pg, label: str, key: str = "ArrowRight") -> float:
-    """Press a key on a slider and wait for the rerun to start and the page to settle again."""
+def _act(pg: Any, action: Any) -> float:
+    """``action()``, then the seconds until a script run has finished after it and the charts' data changed."""
+    pg.evaluate(WATCH)
+    finished, before = pg.evaluate("() => window.__bench.finished"), pg.evaluate(FINGERPRINT)
+    start = time.perf_counter()
+    action()
+    pg.wait_for_function(f"""([n, before]) => window.__bench.finished > n && ({SETTLED})()
+        && ({FINGERPRINT})() !== before""", arg=[finished, before], timeout=TIMEOUT_MS)
+    return time.perf_counter() - start
+
+
+def _step(pg: Any, label: str) -> float:
     thumb = pg.get_by_test_id("stSlider").filter(has_text=label).get_by_role("slider").first
     thumb.focus()
-    return _press(pg, thumb, key)
+    return _act(pg, lambda: thumb.press("ArrowRight"))
 
 
-def _wait_warm(log: Path, timeout_s: float = 300.0) -> float:
+def _type(pg: Any, label: str, value: str) -> float:
+    box = pg.get_by_test_id("stNumberInput").filter(has_text=label).locator("input").first
+
+    def enter() -> None:
+        box.fill(value)
+        box.press("Enter")
+
+    return _act(pg, enter)
+
+
+def _wait_warm(log: Path, timeout_s: float = 600.0) -> float:
     """Wait for the server's warm-up line in its log; the seconds the warm-up reported."""
     from safebandit_ui.warmup import DONE
 
@@ -78,26 +137,24 @@ def _wait_warm(log: Path, timeout_s: float = 300.0) -> float:
     raise TimeoutError(f"no warm-up line in {log} after {timeout_s:.0f} s")
 
 
-def _type(pg, label: str, value: str) -> float:
-    """Type ``value`` into the number box ``label``, press Enter, and wait for the rerun and the page to settle."""
-    box = pg.get_by_test_id("stNumberInput").filter(has_text=label).locator("input").first
-    box.fill(value)
-    return _press(pg, box, "Enter")
+def _row(what: str, seconds: float, target: float | None, note: str = "") -> dict:
+    met = "-" if target is None else ("yes" if seconds <= target else "NO")
+    return {"benchmark": "browser: " + what, "seconds": round(seconds, 2), "target_s": "-" if target is None
+            else target, "met": met, "note": note}
 
 
-def _row(what: str, seconds: float, target: float, note: str = "") -> dict:
-    return {"benchmark": "browser: " + what, "seconds": round(seconds, 2), "target_s": target,
-            "met": "yes" if seconds <= target else "NO", "note": note}
+def _page_row(page: ModelPage, what: str, seconds: float, note: str = "") -> dict:
+    return _row(f"{page.path}: {what}", seconds, TARGETS[what], note)
 
 
-def _sessions(browser, url: str, n: int, pages: tuple[str, ...]) -> tuple[float, int]:
-    """``n`` sessions navigating at once; the slowest time to settle and the count of exception elements."""
-    contexts = [browser.new_context(viewport={"width": 1280, "height": 900}) for _ in range(max(1, n // 10))]
-    tabs = [contexts[i % len(contexts)].new_page() for i in range(n)]
-    start = time.perf_counter()
+def _sessions(browser: Any, url: str, n: int) -> tuple[float, int]:
+    """``n`` Chromium sessions navigating to the model pages at once; the slowest to settle, exception elements."""
+    contexts = [browser.new_context(viewport={"width": 1280, "height": 900}) for _ in range(n)]
     try:
+        tabs = [c.new_page() for c in contexts]
+        start = time.perf_counter()
         for i, pg in enumerate(tabs):
-            pg.goto(f"{url}/{pages[i % len(pages)]}", wait_until="commit")
+            pg.goto(f"{url}/{PAGES[i % len(PAGES)].path}", wait_until="commit")
         slowest = 0.0
         for pg in tabs:
             _settle(pg)
@@ -109,8 +166,26 @@ def _sessions(browser, url: str, n: int, pages: tuple[str, ...]) -> tuple[float,
     return slowest, errors
 
 
+def _one_page(browser: Any, url: str, page: ModelPage, steps: int) -> list[dict]:
+    """First visit (after the warm-up), reload, slider steps, T and the size changed, on one page."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    try:
+        pg = context.new_page()
+        rows = [_page_row(page, "first visit after the warm-up", _visit(pg, f"{url}/{page.path}"))]
+        rows.append(_page_row(page, "reload, same settings", _reload(pg)))
+        taken = [_step(pg, page.knob) for _ in range(steps)]
+        rows.append(_page_row(page, "one slider step (median)", statistics.median(taken),
+                              f"{page.knob.split(' (')[0]}: {len(taken)} steps, slowest {max(taken):.2f} s"))
+        rows.append(_page_row(page, "T changed", _type(pg, "Rounds T", page.T_value), f"T → {page.T_value}"))
+        rows.append(_page_row(page, "size changed inside its width", _type(pg, page.size, page.size_value),
+                              f"{page.size} → {page.size_value}"))
+        return rows
+    finally:
+        context.close()
+
+
 def bench(quick: bool) -> list[dict]:
-    """Rows for ``make bench``: the issue's latency table, measured."""
+    """Rows for ``make bench``: issue 22's table per model page, and a class at once, each against its target."""
     from tests.ui import wsclient
     from tests.ui.browserkit import BROWSER_ARGS, CHROMIUM, _missing, serve
 
@@ -119,72 +194,33 @@ def bench(quick: bool) -> list[dict]:
         return [{"benchmark": "browser latency", "note": f"skipped: {missing}"}]
     from playwright.sync_api import sync_playwright
 
+    pages = PAGES[:2] if quick else PAGES
     rows: list[dict] = []
     logs = Path(tempfile.mkdtemp(prefix="bench-browser-"))
-    empty_cache = logs / "empty-cache"
     with sync_playwright() as p:
         browser = p.chromium.launch(headless=True, executable_path=str(CHROMIUM), args=BROWSER_ARGS)
-        with serve(logs / "cold.log", env={"SAFEBANDIT_CACHE_DIR": str(empty_cache)}) as url:
-            pg = browser.new_page()
-            seconds = _visit(pg, url + "/dose")
-            pg.close()
-            warm_s = _wait_warm(logs / "cold.log")
-            rows.append(_row("first-ever visit, dose page (empty compile cache, arriving as the server starts)",
-                             seconds, 12.0,
-                             f"progress is shown while it compiles; the whole warm-up took {warm_s:.1f} s"))
-        for name in MODEL_PAGES[: 2 if quick else None]:
-            with serve(logs / f"warm-{name}.log", env={"SAFEBANDIT_CACHE_DIR": str(empty_cache)}) as url:
-                warm_s = _wait_warm(logs / f"warm-{name}.log")
-                pg = browser.new_page()
-                rows.append(_row(f"first visit, {name} page (fresh server after its warm-up, compile cache warm)",
-                                 _visit(pg, f"{url}/{name}"), 4.0, f"the warm-up took {warm_s:.1f} s"))
-                pg.close()
-        for name in MODEL_PAGES[:1]:
-            with serve(logs / f"nowarm-{name}.log", env={"SAFEBANDIT_CACHE_DIR": str(empty_cache),
-                                                         "SAFEBANDIT_WARMUP": "0"}) as url:
-                pg = browser.new_page()
-                rows.append({**_row(f"first visit, {name} page (fresh server, no warm-up, compile cache warm)",
-                                    _visit(pg, f"{url}/{name}"), 4.0), "target_s": "-", "met": "-",
-                             "note": "for comparison: the visitor's own run loads the compiled shapes"})
-                pg.close()
-        with serve(logs / "warm.log", env={"SAFEBANDIT_CACHE_DIR": str(empty_cache), "SAFEBANDIT_WARMUP": "0"}) as url:
-            pg = browser.new_page()
-            for name in MODEL_PAGES:  # a warm server: every model page has been visited once
-                _visit(pg, f"{url}/{name}")
-            _visit(pg, url + "/dose")
-            rows.append(_row("reload, same settings (shared store)", _visit(pg, url + "/dose"), 1.0))
-            steps = [_step(pg, label) for label in ("Cost limit τ", "Allowed violation probability δ",
-                                                    "Reward noise κ_r", "Cost noise κ_c")]
-            rows.append(_row("a slider step on the dose page (τ, δ, κ_r, κ_c; slowest)", max(steps), 0.7,
-                             f"median {statistics.median(steps):.2f} s"))
-            rows.append(_row("T changed 2000 → 2500 on the dose page (fixed chunks, masked tail: no compilation)",
-                             _type(pg, "Rounds T", "2500"), 1.0))
-            rows.append(_row("d changed 5 → 6 on the dose page (inside the width-8 bucket: no compilation)",
-                             _type(pg, "Context dimension d", "6"), 1.0))
-            for page_name, label in (("conservative", "α"), ("mean_variance", "ρ")):
-                pg.goto(f"{url}/{page_name}")
-                _settle(pg)
-                try:
-                    rows.append(_row(f"a slider step on the {page_name} page ({label})", _step(pg, label), 0.7))
-                except Exception as err:  # a page without that slider label: say so instead of failing the bench
-                    rows.append({"benchmark": f"browser: slider step on {page_name}", "note": f"not measured: {err}"})
-            rows.append(_row("K changed 24 → 25 on the mean-variance page (inside the width-32 bucket: no compilation)",
-                             _type(pg, "K (arms)", "25"), 1.0))
-            pg.goto(f"{url}/conservative")
-            _settle(pg)
-            rows.append(_row("K changed 72 → 73 on the conservative page (inside the width-96 bucket: no compilation)",
-                             _type(pg, "K (arms)", "73"), 1.0))
-            pg.close()
+        for page in pages:
+            with serve(logs / f"fresh-{page.path}.log") as url:
+                context = browser.new_context(viewport={"width": 1400, "height": 1000})
+                seconds = _visit(context.new_page(), f"{url}/{page.path}")
+                context.close()
+                rows.append(_page_row(page, "first visit, fresh server (warm-up running)", seconds))
+        with serve(logs / "warm.log") as url:
+            warm_s = _wait_warm(logs / "warm.log")
+            for page in pages:
+                rows += _one_page(browser, url, page, 2 if quick else 5)
+            rows[-5 * len(pages)]["note"] = f"the warm-up took {warm_s:.1f} s"
             n = 10 if quick else 30
-            answers = wsclient.sessions(url, [MODEL_PAGES[i % len(MODEL_PAGES)] for i in range(n)])
-            errors = sum(len(a.exceptions) for a in answers)
-            unfinished = sum(not a.finished for a in answers)
-            rows.append(_row(f"{n} sessions at once, warm server (websocket-protocol clients)",
-                             max(a.seconds for a in answers), 20.0,
-                             f"{errors} exception elements, {unfinished} unfinished; median "
-                             f"{statistics.median(a.seconds for a in answers):.2f} s"))
-        with serve(logs / "fresh8.log") as url:
-            slowest, errors = _sessions(browser, url, 8, MODEL_PAGES)
-            rows.append(_row("8 sessions at once, fresh server", slowest, 40.0, f"{errors} exception elements"))
+            answers = wsclient.sessions(url, [PAGES[i % len(PAGES)].path for i in range(n)])
+            errors = sum(len(a.exceptions) for a in answers) + sum(not a.finished for a in answers)
+            rows.append(_row(f"{n} sessions at once, warm server (websocket clients)",
+                             max(a.seconds for a in answers) if not errors else float("inf"), SESSIONS_S,
+                             f"{errors} errors; median {statistics.median(a.seconds for a in answers):.2f} s, "
+                             f"{statistics.median(a.received_bytes for a in answers) / 1024:.0f} KiB per session"))
+        with serve(logs / "fresh-class.log") as url:
+            n = 4 if quick else 8
+            slowest, errors = _sessions(browser, url, n)
+            rows.append(_row(f"{n} Chromium sessions at once, fresh server", slowest if not errors else float("inf"),
+                             FRESH_SESSIONS_S, f"{errors} exception elements"))
         browser.close()
     return rows

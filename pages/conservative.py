@@ -233,15 +233,16 @@ def main() -> None:
     status, (slots, zoom), best = st.empty(), layout(), cb.make_instance(s).best
     run, shared, seconds = live.run(s, ctx, lambda r: pagekit.draw_charts(
         slots, main_figures(families.tidy(r, FIELDS), best, s.T, zoom), f"-live-{r.t_done}"))
-    frame, summary = families.tidy(run, FIELDS), families.summary(run)
+    frame, summary = pagekit.per_run(run, "tidy", lambda: (families.tidy(run, FIELDS), families.summary(run)))
     status.caption(live.caption(run, shared, seconds))
-    pagekit.draw_charts(slots, pins.overlay_all(main_figures(frame, best, s.T, zoom), "conservative", s))
+    figures = pagekit.per_run(run, ("figures", zoom), lambda: main_figures(frame, best, s.T, zoom))
+    pagekit.draw_charts(slots, pagekit.with_pins(figures, "conservative", s))
     sentences(slots, s, frame, summary, best, zoom)
     pagekit.conservative_summary(summary["label"], summary, "regret", "cum_regret")
     crossover(s, ctx)
     scrub.section(s, ctx)
     tools.panel("conservative", run, summary, tools.conservative_steps(run),
-                lambda: main_figures(frame, best, s.T, zoom))
+                lambda: figures)
     downloads.downloads(s, lambda: families.tidy(run), f"conservative_{s.problem}_T{s.T}_K{s.K}_seed{s.base_seed}",
                         "cb_", summary=summary, figures=lambda: main_figures(frame, best, s.T, zoom),
                         extra=lambda: pins.export("conservative"), device=run.device, precision=run.precision)

@@ -174,11 +174,11 @@ def layout() -> tuple[dict[str, Any], str]:
     return slots, band
 
 
-def slack_and_table(s: DoseSettings, frame: pd.DataFrame, summary: pd.DataFrame) -> None:
-    """Slack distribution and the per-policy summary table."""
+def slack_and_table(s: DoseSettings, frame: pd.DataFrame, summary: pd.DataFrame, slack: go.Figure) -> None:
+    """Slack distribution (``slack``, :func:`vd.slack_figure` of ``frame``) and the per-policy summary table."""
     st.subheader("Slack τ − C_t")
     left, right = st.columns([3, 2], gap="medium")
-    left.plotly_chart(vd.slack_figure(frame), key="slack")
+    left.plotly_chart(slack, key="slack")
     right.markdown("How much room each round left under the limit, over all seeds and rounds. Mass left of 0 is "
                    "a violation; a policy that hugs 0 from the right uses its budget fully but safely.")
     table = pd.DataFrame({
@@ -231,15 +231,16 @@ def main() -> None:
         slots, band = layout()
         run, shared, seconds = live.run(s, ctx, lambda r: draw_main(slots, s, *tidy(r), band="std",
                                                                     suffix=f"-live-{r.t_done}"))
-        frame, summary = tidy(run)
+        frame, summary = pagekit.per_run(run, "tidy", lambda: tidy(run))
         status.caption(live.caption(run, shared, seconds))
-        draw_main(slots, s, frame, summary, band)
+        figures = pagekit.per_run(run, ("figures", band), lambda: main_figures(s, frame, summary, band))
+        pagekit.draw_charts(slots, pagekit.with_pins(figures, "dose", s))
         slots["safety_text"].markdown("\n".join(f"- {x}" for x in captions.violations(summary, s.delta, s.seeds)))
         slots["regret_text"].markdown(captions.regret_order(summary, s.T))
-        slack_and_table(s, frame, summary)
+        slack_and_table(s, frame, summary, pagekit.per_run(run, "slack", lambda: vd.slack_figure(frame)))
         round_inspector(s, frame)
         scrub.section(s, ctx)
-        tools.panel("dose", run, summary, tools.dose_steps(run), lambda: main_figures(s, frame, summary, band))
+        tools.panel("dose", run, summary, tools.dose_steps(run), lambda: figures)
         downloads.downloads(s, lambda: families.tidy(run), f"dose_T{s.T}_d{s.d}_seed{s.base_seed}", summary=summary,
                             figures=lambda: {**main_figures(s, frame, summary, band), "slack": vd.slack_figure(frame)},
                             extra=lambda: pins.export("dose"), device=run.device, precision=run.precision)

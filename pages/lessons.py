@@ -65,10 +65,8 @@ def pick(ctx: shell.RunContext) -> lessons.Scene:
 
 def run_job(job: lessons.Job, ctx: shell.RunContext, done: list[tuple[Run, bool, float]]) -> Run:
     """One job through the shared store, in the job's own chunks (a grid's cells also key it in the store)."""
-    cells = None if job.cells is None else [dict(c) for c in job.cells]
-    out = live.run(job.settings, ctx, extra=None if cells is None else {"cells": cells},
-                   simulate=lambda s, device, _chunk: families.simulate(s, device, job.rounds, cells=cells,
-                                                                        pad_tail=True))
+    extra, simulate = live.in_chunks(job.cells, job.rounds)
+    out = live.run(job.settings, ctx, extra=extra, simulate=simulate)
     done.append(out)
     return out[0]
 

@@ -202,9 +202,11 @@ def main() -> None:
     status = st.empty()
     slots, zoom = layout()
     run, shared, seconds = live.run(s, ctx, lambda r: draw_main(slots, s, r, zoom, suffix=f"-live-{r.t_done}"))
-    frame, summary, arms = families.tidy(run, FIELDS), families.summary(run), mv.arm_table(run)
+    frame, summary, arms = pagekit.per_run(run, "tidy", lambda: (families.tidy(run, FIELDS), families.summary(run),
+                                                                 mv.arm_table(run)))
     status.caption(live.caption(run, shared, seconds))
-    pagekit.draw_charts(slots, pins.overlay_all(main_figures(s, frame, arms, zoom), "mv", s))
+    figures = pagekit.per_run(run, ("figures", zoom), lambda: main_figures(s, frame, arms, zoom))
+    pagekit.draw_charts(slots, pagekit.with_pins(figures, "mv", s))
     neg = vm.negative_slack(frame)
     condition.markdown(vm.condition_sentence(assumption_ok(s.alpha, s.mu0, s.rho), need(s.alpha, s.mu0), s.rho, neg,
                                              LABELS["mvcucb"]))
@@ -213,7 +215,7 @@ def main() -> None:
     sentences(slots, s, frame, summary, zoom)
     pagekit.conservative_summary(summary["label"], summary, "T·R̃", "regret")
     scrub.section(s, ctx)
-    tools.panel("mv", run, summary, None, lambda: main_figures(s, frame, arms, zoom))
+    tools.panel("mv", run, summary, None, lambda: figures)
     downloads.downloads(s, lambda: families.tidy(run), f"mean_variance_T{s.T}_K{s.K}_rho{s.rho:g}_seed{s.base_seed}",
                         "mv_", summary=summary, figures=lambda: main_figures(s, frame, arms, zoom),
                         extra=lambda: pins.export("mv"), device=run.device, precision=run.precision)

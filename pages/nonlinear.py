@@ -143,10 +143,10 @@ def texts(s: nl.NonlinearSettings, summary: pd.DataFrame) -> dict[str, str]:
     }
 
 
-def draw_main(slots: dict[str, Any], s: nl.NonlinearSettings, frame: pd.DataFrame, summary: pd.DataFrame,
+def draw_main(slots: dict[str, Any], s: nl.NonlinearSettings, figures: dict[str, go.Figure], summary: pd.DataFrame,
               suffix: str = "") -> None:
-    """The live charts (and, once finished, their sentences): unique keys per live update."""
-    pagekit.draw_charts(slots, pins.overlay_all(main_figures(s, frame, summary), "nonlinear", s), suffix)
+    """The finished run's charts (:func:`main_figures`) with the pins over them, and their sentences."""
+    pagekit.draw_charts(slots, pagekit.with_pins(figures, "nonlinear", s), suffix)
     for name, text in texts(s, summary).items():
         slots[f"{name}_text"].markdown(text)
 
@@ -235,12 +235,13 @@ def main() -> None:
         status, slots = st.empty(), layout()
         run, shared, seconds = live.run(s, ctx, lambda r: pagekit.draw_charts(
             slots, main_figures(s, *tidy(r)), f"-live-{r.t_done}"))
-        frame, summary = tidy(run)
+        frame, summary = pagekit.per_run(run, "tidy", lambda: tidy(run))
         status.caption(live.caption(run, shared, seconds))
-        draw_main(slots, s, frame, summary)
+        figures = pagekit.per_run(run, "figures", lambda: main_figures(s, frame, summary))
+        draw_main(slots, s, figures, summary)
         candidates(s, run)
         scrub.section(s, ctx)
-        tools.panel("nonlinear", run, summary, tools.dose_steps(run), lambda: main_figures(s, frame, summary))
+        tools.panel("nonlinear", run, summary, tools.dose_steps(run), lambda: figures)
         downloads.downloads(s, lambda: families.tidy(run), f"nonlinear_{s.function_class}_F{s.size}_T{s.T}_d{s.d}"
                             f"_seed{s.base_seed}", summary=summary, figures=lambda: main_figures(s, frame, summary),
                             extra=lambda: pins.export("nonlinear"), device=run.device, precision=run.precision)

@@ -14,7 +14,7 @@ from typing import Any
 
 import streamlit as st
 
-from safebandit_core import families, runner
+from safebandit_core import families, logged, runner
 from safebandit_core.model import Run
 
 from . import shell, store
@@ -81,6 +81,38 @@ def run(settings: Any, ctx: shell.RunContext, redraw: Callable[[Run], None] | No
                                           on_wait=lambda m: note.info(m, icon=":material/hourglass:"))
     note.empty()
     return entry.value, stored, entry.seconds
+
+
+def warm(settings: Any, device: str, extra: Any = None, simulate: Callable[..., Any] | None = None) -> bool:
+    """Compute and store the very run :func:`run` asks for with the same arguments, without a page (the server's
+    warm-up): same store key, same chunks, so it also compiles what the page runs. True when computed now."""
+    sim = simulate or _simulate
+    shared = store.store()
+    kind, units = getattr(settings, "KIND", type(settings).__name__), store.work(settings)
+
+    def compute() -> Run:
+        start = time.perf_counter()
+        last = runner.final(sim(settings, device, PAGE_CHUNK))
+        shared.learn(kind, units, time.perf_counter() - start)
+        return last
+
+    _, stored = shared.get_or_compute(store.key_of(settings, device, extra), compute, heavy=units > store.HEAVY_WORK)
+    return not stored
+
+
+def in_chunks(cells: Any, rounds: int | None) -> tuple[Any, Callable[..., Any]]:
+    """The store's ``extra`` and the ``simulate`` of a run in chunks of its own ``rounds``, over the grid ``cells``
+    (None: a single run): how a lesson asks for its runs, and how the warm-up stores them under the same key."""
+    cells = None if cells is None else [dict(c) for c in cells]
+    return (None if cells is None else {"cells": cells},
+            lambda s, device, _chunk: families.simulate(s, device, rounds, cells=cells, pad_tail=True))
+
+
+def on_data(prepared: logged.LoggedRun) -> tuple[Any, Any, Callable[..., Any]]:
+    """``(settings, extra, simulate)`` of the replay of a fitted log: the settings without display names (they
+    change no number), its data hash telling runs on different files apart, the replay on that fit."""
+    s = prepared.settings
+    return s.unlabelled(), s.data_hash, lambda s_, device, chunk: logged.simulate(prepared, device, chunk, s_)
 
 
 def shared(key: str, units: int, compute: Callable[[Callable[[float, str], None]], Any]) -> tuple[Any, bool, float]:

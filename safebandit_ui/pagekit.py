@@ -8,7 +8,9 @@ The other shared pieces live beside this module: :mod:`.forms` (URL-bound contro
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+import collections
+import threading
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from typing import Any, TypeVar
 
 import pandas as pd
@@ -17,7 +19,7 @@ import streamlit as st
 
 from safebandit_core import captions, sweep, uploads
 
-from . import forms, links, shell, store
+from . import forms, links, pins, shell, store
 
 V = TypeVar("V")
 
@@ -44,6 +46,63 @@ def checked(form: Any, build: Callable[[], Any], warnings: Callable[[Any], list[
         for w in warnings(s):
             st.warning(w, icon=":material/warning:")
     return s
+
+
+PER_RUN = 24
+"""What :func:`per_run` keeps: the derived views of this many (run, name) pairs, least recently used dropped."""
+
+
+class _PerRun:
+    """A small thread-safe LRU of values derived from finished runs, keyed by the run's identity and a name.
+
+    Each entry holds its run, so the run's ``id`` cannot be reused while the entry exists.
+    """
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.entries: collections.OrderedDict[tuple[int, Hashable], tuple[Any, Any]] = collections.OrderedDict()
+        self.lock = threading.Lock()
+        self.built = 0
+
+    def get(self, run: Any, what: Hashable, build: Callable[[], V]) -> V:
+        key = (id(run), what)
+        with self.lock:
+            hit = self.entries.get(key)
+            if hit is not None:
+                self.entries.move_to_end(key)
+                return hit[1]
+        value = build()
+        with self.lock:
+            self.entries[key] = (run, value)
+            self.built += 1
+            while len(self.entries) > self.size:
+                self.entries.popitem(last=False)
+        return value
+
+
+@st.cache_resource(show_spinner=False)
+def _per_run() -> _PerRun:
+    return _PerRun(PER_RUN)
+
+
+def per_run(run: Any, what: Hashable, build: Callable[[], V]) -> V:
+    """``build()`` once per finished ``run`` and ``what`` (a name, with anything else the value depends on).
+
+    A run from the shared store is one object for every session, so a reload, a second visitor or a control
+    that changes only part of the page reuses its tidy frame and its figures instead of rebuilding them
+    (the larger part of a page's script time). The value is shared: never change it in place
+    (:func:`with_pins` copies the charts it draws over).
+    """
+    return _per_run().get(run, what, build)
+
+
+def with_pins(figures: Mapping[str, go.Figure], kind: str, settings: Any = None) -> dict[str, go.Figure]:
+    """The charts with every pin of ``kind`` drawn over them (:func:`.pins.overlay_all`, legend entries naming what
+    differs from ``settings``), on copies when there are pins, so figures shared through :func:`per_run` stay as
+    they were."""
+    if not pins.pinned(kind):
+        return dict(figures)
+    return pins.overlay_all({name: go.Figure(fig) for name, fig in figures.items()}, kind, settings)
 
 
 def draw_charts(slots: Mapping[str, Any], figures: Mapping[str, go.Figure], suffix: str = "") -> None:

@@ -1,14 +1,16 @@
-"""Compile every page's default shapes once per server, in the background, before the first visitor arrives.
+"""Compute every page's opening runs once per server, in the background, before the first visitor arrives.
 
 :func:`start` runs once per process, whoever calls it first: :mod:`.serve` (what ``make run`` starts)
-when the server starts, before anyone visits, or ``app.py`` (then a no-op). A daemon thread runs each
-model family's default settings, then each model's first audience scenario (the Present page's first
-screen, a board demo's opening), then each model's scrub chart (its grid and figure), on the default
-device and puts the results into the shared
-:mod:`.store`, under the keys the pages with untouched controls ask for. With JAX's persistent
-compilation cache (:func:`safebandit_core.device.enable_compile_cache`) a restarted server reads the
-compiled functions back from disk instead of compiling them again. When it is done it prints one
-line, :data:`DONE`, to the server's log.
+when the server starts, before anyone visits, or ``app.py`` (then a no-op). A daemon thread runs, on the
+default device and in this order: each model family's default settings, each model page's scrub chart
+(its grid and figure), the *Your data* page's built-in example, every audience scenario of the Present
+page (:mod:`safebandit_core.scenarios`) and every run of every lesson scene
+(:mod:`safebandit_core.lessons`); each goes into the shared :mod:`.store` through :func:`.live.warm`,
+under the very key the page with untouched controls asks for and in the page's own chunks, so the first
+visitor of any of them waits no longer than the next. With JAX's persistent compilation cache
+(:func:`safebandit_core.device.enable_compile_cache`) a restarted server reads the compiled functions
+back from disk instead of compiling them again. When it is done it prints one line, :data:`DONE`, to the
+server's log.
 
 The thread stops cleanly with its process: :func:`stop` (registered with :mod:`atexit`, and called by
 :mod:`.serve` when Streamlit returns after Ctrl-C or SIGTERM) sets a flag the thread reads between jobs
@@ -23,21 +25,36 @@ import dataclasses
 import os
 import threading
 import time
-from typing import Any
+from collections.abc import Callable
+from typing import Any, NamedTuple
 
-from safebandit_core import device, families, scenarios
+from safebandit_core import device, families, lessons, logged, scenarios
 
-from . import scrub, store
+from . import live, scrub
 
 OFF_ENV = "SAFEBANDIT_WARMUP"
 """``SAFEBANDIT_WARMUP=0`` turns the warm-up off (the test suite does, so tests time only what they run)."""
 DONE = "safebandit: warm-up finished"
 JOIN_S = 60.0
-"""How long exit waits for the job in flight. One job is one model's default run: a few seconds on a 2-core
-machine when compiled from scratch (the whole warm-up takes about 15 s then, 4 s with the compile cache warm),
-so the wait is always long enough in practice; the bound only keeps a wedged job from holding exit forever."""
-SKIP = ("battery",)
-"""Families whose page needs more than its settings (a fitted data set); the page compiles them on first use."""
+"""How long exit waits for the job in flight. One job is one run: a few seconds on a 2-core machine when
+compiled from scratch, so the wait is always long enough in practice; the bound only keeps a wedged job from
+holding exit forever."""
+SKIP = ("battery", "logged")
+"""Families whose page needs more than its settings (a fitted data set): not run from their default settings; the
+*Your data* page's built-in example is its own job (:func:`your_data`)."""
+
+
+SCRUB = "scrub:"
+"""Name prefix of a job that stores a model page's scrub chart (:func:`.scrub.warm`) rather than a run."""
+
+
+class Job(NamedTuple):
+    """One run to store: a name for the log, and what the page passes to :func:`.live.run` for it."""
+
+    name: str
+    settings: Any
+    extra: Any = None
+    simulate: Callable[..., Any] | None = None
 
 
 def defaults(device_id: str) -> list[Any]:
@@ -56,13 +73,32 @@ def defaults(device_id: str) -> list[Any]:
     return out
 
 
-def presentation(device_id: str) -> list[tuple[str, Any]]:
-    """``(name, settings)`` of each model's first audience scenario, as the Present page opens it (base seed 0)."""
+def your_data(device_id: str) -> Job:
+    """The *Your data* page's opening: the built-in example log, fitted, replayed with the default settings."""
+    s = logged.LoggedSettings(base_seed=0, precision=device.default_precision(device_id), file=logged.EXAMPLE_FILE)
+    return Job("logged", *live.on_data(logged.prepare(s)))
+
+
+def presentation(device_id: str) -> list[Job]:
+    """Every audience scenario as the Present page opens it (base seed 0, the device's precision)."""
     precision = device.default_precision(device_id)
-    first = {}
-    for sc in scenarios.SCENARIOS:
-        first.setdefault(sc.kind, sc)
-    return [(f"present:{sc.key}", sc.settings(0, precision)) for sc in first.values()]
+    return [Job(f"present:{sc.key}", sc.settings(0, precision)) for sc in scenarios.SCENARIOS]
+
+
+def lesson_runs(device_id: str) -> list[Job]:
+    """Every run of every lesson scene, as the Lessons page asks for it (base seed 0, the device's precision)."""
+    base = lessons.Base(0, device.default_precision(device_id))
+    return [Job(f"lesson:{scene.slug}", job.settings, *live.in_chunks(job.cells, job.rounds))
+            for scene in lessons.SCENES for job in scene.jobs(base)]
+
+
+def jobs(device_id: str) -> list[Job]:
+    """Everything the warm-up stores, in order: the model pages first (most visitors start there), their scrub
+    charts, then the other pages' openings."""
+    models = defaults(device_id)
+    return ([Job(type(s).KIND, s) for s in models] + [Job(f"{SCRUB}{type(s).KIND}", s) for s in models
+                                                      if families.of(s).scrub]
+            + [your_data(device_id)] + presentation(device_id) + lesson_runs(device_id))
 
 
 _STOP = threading.Event()
@@ -72,22 +108,24 @@ _STOP = threading.Event()
 def _warm(device_id: str, status: dict[str, Any], halt: threading.Event = _STOP) -> None:
     """Run each warm-up job in turn into the shared store, until all are done or ``halt`` is set."""
     start_time = time.perf_counter()
-    shared = store.store()
-    jobs = [(type(s).KIND, s) for s in defaults(device_id)] + presentation(device_id)
-    jobs += [(f"scrub:{type(s).KIND}", s) for s in defaults(device_id) if families.of(s).scrub]
-    for kind, s in jobs:
+    try:
+        todo = jobs(device_id)
+    except Exception as err:  # a warm-up failure must never take the server down; the page reports it
+        todo, status["failed"]["jobs"] = [], str(err)
+    for job in todo:
         if halt.is_set():
             status["stopped"] = True
             break
-        status["now"] = kind
+        status["now"] = job.name
         try:
-            if kind.startswith("scrub:"):
-                scrub.warm(s, device_id)
+            if job.name.startswith(SCRUB):
+                scrub.warm(job.settings, device_id)
             else:
-                shared.get_or_compute(store.key_of(s, device_id), lambda s=s: families.run(s, device_id))
-            status["done"].append(kind)
-        except Exception as err:  # a warm-up failure must never take the server down; the page reports it
-            status["failed"][kind] = str(err)
+                live.warm(job.settings, device_id, job.extra, job.simulate)
+            if job.name not in status["done"]:
+                status["done"].append(job.name)
+        except Exception as err:  # as above
+            status["failed"][job.name] = str(err)
     status["now"] = None
     status["seconds"] = time.perf_counter() - start_time
     if status.get("stopped"):

@@ -1,6 +1,7 @@
-"""The server's warm-up stores each model page's default run under the very key the page asks for, so the
-first visitor after it is served from the store (nothing computed, nothing compiled); and it stops cleanly
-with its process."""
+"""The server's warm-up stores every page's opening run under the very key the page asks for, so the first
+visitor after it is served from the store (nothing computed, nothing compiled): each model page with untouched
+controls and its scrub chart, the *Your data* page's built-in example, every Present scenario and every lesson
+scene; and it stops cleanly with its process."""
 
 from __future__ import annotations
 
@@ -11,66 +12,98 @@ import subprocess
 import sys
 import textwrap
 import threading
+from collections.abc import Iterator
 
 import pytest
 
-from safebandit_core import device, families
-from safebandit_ui import store, warmup
+from safebandit_core import device, lessons, scenarios
+from safebandit_ui import live, store, warmup
 from tests.ui.browserkit import serve
 from tests.ui.helpers import APP, ROOT, cleared_caches, open_page
 
-PAGES = ("pages/dose.py", "pages/nonlinear.py", "pages/conservative.py", "pages/mean_variance.py")
+PAGES = ("pages/dose.py", "pages/nonlinear.py", "pages/conservative.py", "pages/mean_variance.py",
+         "pages/your_data.py")
 
 
-@pytest.fixture(autouse=True)
-def _fresh_caches():
-    yield from cleared_caches()
-
-
-def test_a_page_with_untouched_controls_finds_the_warm_up_run():
+@pytest.fixture(scope="module")
+def warmed() -> Iterator[dict]:
+    """One warm-up for the module (the store is kept between its tests); its status."""
+    caches = cleared_caches()
+    next(caches)
     status = {"done": [], "failed": {}, "now": None}
     warmup._warm(device.default_device_id(), status)
-    assert status["failed"] == {} and status["seconds"] > 0
-    assert {"dose", "nonlinear", "conservative", "mv"} <= set(status["done"])
-    assert {name for name, _ in warmup.presentation(device.default_device_id())} <= set(status["done"])
-    assert {"scrub:dose", "scrub:nonlinear", "scrub:conservative", "scrub:mv"} <= set(status["done"])
-    stored = set(store.store()._entries)
-    for page in PAGES:
-        at = open_page(page)
-        ran = [c.value for c in at.caption if c.value.startswith("Ran on")]
-        assert ran and "already computed on this server" in ran[0], (page, ran)
+    yield status
+    next(caches, None)
+
+
+def stored() -> set[str]:
+    return set(store.store()._entries)
+
+
+def test_every_opening_run_is_in_the_jobs():
+    dev = device.default_device_id()
+    names = [job.name for job in warmup.jobs(dev)]
+    assert names[:4] == ["dose", "nonlinear", "conservative", "mv"], "the model pages come first"
+    assert {f"present:{sc.key}" for sc in scenarios.SCENARIOS} <= set(names)
+    assert {f"lesson:{scene.slug}" for scene in lessons.SCENES} <= set(names)
+    assert "logged" in names and "battery" not in names
+    assert {"scrub:dose", "scrub:nonlinear", "scrub:conservative", "scrub:mv"} <= set(names)
+
+
+def test_the_warm_up_finishes_without_failures(warmed):
+    assert warmed["failed"] == {} and warmed["seconds"] > 0
+    assert warmed["now"] is None
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_a_page_with_untouched_controls_finds_the_warm_up_run(warmed, page):
+    before = stored()
+    at = open_page(page)
+    ran = [c.value for c in at.caption if c.value.startswith("Ran on")]
+    assert ran and "already computed on this server" in ran[0], (page, ran)
+    if page != "pages/your_data.py":
         assert "scrub" in {el.key for el in at.get("plotly_chart")}, page
-    assert set(store.store()._entries) == stored, "a model page computed its run or its scrub chart again"
-    for kind in ("dose", "conservative", "mv"):  # the Present page's first screen of each model
-        open_page("pages/present.py", {"present_model": kind})
-        assert set(store.store()._entries) == stored, f"the Present page computed its {kind} opening again"
+    assert stored() == before, f"{page} computed its opening run or its scrub chart again"
 
 
-class _Store:
-    """A store that always computes (the real one would answer a second test from memory)."""
+@pytest.mark.parametrize("scenario", [(sc.kind, sc.key) for sc in scenarios.SCENARIOS], ids=lambda s: s[1])
+def test_every_present_scenario_finds_the_warm_up_run(warmed, scenario):
+    kind, key = scenario
+    before = stored()
+    at = open_page("pages/present.py", {"present_model": kind, f"present_scenario_{kind}": key})
+    assert any("already computed on this server" in c.value for c in at.caption), key
+    assert stored() == before, f"the Present page computed scenario {key} again"
 
-    def get_or_compute(self, key: str, compute):
-        return compute(), True
+
+@pytest.mark.parametrize("slug", [scene.slug for scene in lessons.SCENES])
+def test_every_lesson_scene_finds_the_warm_up_runs(warmed, slug):
+    before = stored()
+    at = open_page("pages/lessons.py", {"scene": slug})
+    status = [c.value for c in at.caption if "to compute" in c.value]
+    assert status, slug
+    runs = len(lessons.BY_SLUG[slug].jobs(lessons.Base(0, device.default_precision(device.default_device_id()))))
+    assert f"({runs} already computed on this server" in status[0], (slug, status[0])
+    assert stored() == before, f"the Lessons page computed scene {slug} again"
 
 
 def test_the_stop_flag_ends_the_warm_up_between_jobs(monkeypatch):
     halt, ran = threading.Event(), []
+    todo = [warmup.Job(f"job{i}", i) for i in range(3)]
+    monkeypatch.setattr(warmup, "jobs", lambda device_id: todo)
 
-    def run(settings, device_id):  # the job in flight asks to stop: it finishes, no other job starts
-        ran.append(type(settings).KIND)
+    def warm(settings, device_id, extra=None, simulate=None):  # the job in flight asks to stop: no other starts
+        ran.append(settings)
         halt.set()
 
-    monkeypatch.setattr(families, "run", run)
-    monkeypatch.setattr(store, "store", _Store)
+    monkeypatch.setattr(live, "warm", warm)
     status = {"done": [], "failed": {}, "now": None}
     warmup._warm("cpu", status, halt)
-    first = type(warmup.defaults("cpu")[0]).KIND
-    assert ran == [first] and status["done"] == [first] and status["stopped"] and status["now"] is None
+    assert ran == [0] and status["done"] == ["job0"] and status["stopped"] and status["now"] is None
     halt.clear()
     status = {"done": [], "failed": {}, "now": None}
-    monkeypatch.setattr(families, "run", lambda settings, device_id: ran.append(type(settings).KIND))
+    monkeypatch.setattr(live, "warm", lambda settings, *args: ran.append(settings))
     warmup._warm("cpu", status, halt)  # not stopped: every job runs
-    assert len(status["done"]) == len(warmup.defaults("cpu")) + len(warmup.presentation("cpu"))
+    assert status["done"] == ["job0", "job1", "job2"] and ran == [0, 0, 1, 2]
     assert "stopped" not in status
 
 
