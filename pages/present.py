@@ -205,7 +205,7 @@ def pickers() -> tuple[str, scenarios.Scenario, Names]:
         with cols[2]:
             names = names_popover()
         if cols[3].button("Exit", icon=":material/close:", on_click=leave, help="Leave presentation mode."):
-            st.switch_page(registry.KIND_PAGES.get(kind, registry.PAGES[0].path))
+            st.switch_page(registry.page_of_kind(kind) or registry.PAGES[0].path)
     st.query_params[shell.MODEL_PARAM] = kind
     st.query_params[SCENARIO_PARAM] = chosen
     return kind, scenarios.find(kind, chosen), names
