@@ -237,7 +237,8 @@ class Family:
     - ``untagged``: a settings file without a ``kind`` may be this family's (the first release's kinds);
     - ``warmup``: the server compiles its default run before the first visitor (False where the page
       needs more than its settings, e.g. a fitted data set);
-    - ``ellipse``: a two-dimensional run's step-through shows the cost estimate's confidence ellipse.
+    - ``ellipse``: a two-dimensional run's step-through shows the cost estimate's confidence ellipse;
+    - ``draws``: what a run's shared random draws are, in the model's words (the scrub chart's caption).
     """
 
     kind: str
@@ -272,6 +273,7 @@ class Family:
     untagged: bool = False
     warmup: bool = True
     ellipse: bool = False
+    draws: str = "arms, rewards and coin flips"
 
     def from_dict(self, data: dict[str, Any]) -> Any:
         """Settings from a JSON dict (``settings.from_dict`` unless the family reads its own format)."""

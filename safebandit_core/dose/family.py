@@ -134,6 +134,7 @@ FAMILY = M.Family(
     sweep_base=_sweep_base,
     untagged=True,
     ellipse=True,
+    draws="patients and noises",
 )
 
 

@@ -157,6 +157,7 @@ FAMILY = M.Family(
     link_keys={"size": "nl_size", "d": "nl_d", "T": "nl_T", "seeds": "nl_seeds", "tau": "nl_tau",
                "delta": "nl_delta", "delta_prime": "nl_delta_prime", "kappa_r": "nl_kappa_r",
                "kappa_c": "nl_kappa_c"},
+    draws="patients and noises",
 )
 
 
