@@ -13,7 +13,7 @@ from safebandit_core import cli, export, families, sweep
 from safebandit_core.settings import to_dict, to_json
 from safebandit_ui import registry, warmup
 from tests.core import test_conformance as conformance
-from tests.toy import FAMILY, ToySettings
+from tests.toy import FAMILY, ToySettings, registered
 
 SMALL = ToySettings(T=60, seeds=2, base_seed=5)
 
@@ -21,9 +21,8 @@ SMALL = ToySettings(T=60, seeds=2, base_seed=5)
 @pytest.fixture
 def toy():
     """The toy family registered for one test, and removed again after it."""
-    families.register(FAMILY)
-    yield FAMILY
-    families.unregister(FAMILY.kind)
+    with registered() as fam:
+        yield fam
     assert FAMILY.kind not in families.FAMILIES
 
 
