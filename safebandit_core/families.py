@@ -47,8 +47,13 @@ class Tool:
     @property
     def settings_cls(self) -> type:
         """The settings class (imported on first use: these modules import the registry)."""
-        module, name = self.settings.split(":")
-        return getattr(importlib.import_module(module), name)
+        return resolve(self.settings)
+
+
+def resolve(path: str) -> Any:
+    """The object a registry entry names as ``module:name`` (imported on first use)."""
+    module, name = path.split(":")
+    return getattr(importlib.import_module(module), name)
 
 
 TOOLS: dict[str, Tool] = {t.kind: t for t in (

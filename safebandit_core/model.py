@@ -238,7 +238,10 @@ class Family:
     - ``warmup``: the server compiles its default run before the first visitor (False where the page
       needs more than its settings, e.g. a fitted data set);
     - ``ellipse``: a two-dimensional run's step-through shows the cost estimate's confidence ellipse;
-    - ``draws``: what a run's shared random draws are, in the model's words (the scrub chart's caption).
+    - ``draws``: what a run's shared random draws are, in the model's words (the scrub chart's caption);
+    - ``audience``: ``module:name`` of how presentation mode shows it (a
+      :class:`safebandit_core.scenarios.Model`); empty: presentation mode leaves it out; ``present_panels``:
+      ``module:name`` of its four panels there (see :mod:`safebandit_ui.present`).
     """
 
     kind: str
@@ -274,6 +277,8 @@ class Family:
     warmup: bool = True
     ellipse: bool = False
     draws: str = "arms, rewards and coin flips"
+    audience: str = ""
+    present_panels: str = ""
 
     def from_dict(self, data: dict[str, Any]) -> Any:
         """Settings from a JSON dict (``settings.from_dict`` unless the family reads its own format)."""

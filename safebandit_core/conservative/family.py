@@ -196,6 +196,8 @@ FAMILY = M.Family(
     sweep_base=_sweep_base,
     aliases=("gencb",),
     untagged=True,
+    audience="safebandit_core.scenarios:CONSERVATIVE_MODEL",
+    present_panels="safebandit_ui.present:conservative_panels",
 )
 
 

@@ -135,6 +135,8 @@ FAMILY = M.Family(
     untagged=True,
     ellipse=True,
     draws="patients and noises",
+    audience="safebandit_core.scenarios:DOSE_MODEL",
+    present_panels="safebandit_ui.present:dose_panels",
 )
 
 

@@ -163,6 +163,8 @@ FAMILY = M.Family(
                "policies": "mv_policies"},
     sweep_base=_sweep_base,
     untagged=True,
+    audience="safebandit_core.scenarios:MV_MODEL",
+    present_panels="safebandit_ui.present:mv_panels",
 )
 
 
