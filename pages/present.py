@@ -70,7 +70,7 @@ def pickers() -> tuple[str, scenarios.Scenario, Names]:
     asked = st.query_params.get(shell.MODEL_PARAM)
     if asked in models:
         st.session_state[MODEL_KEY] = asked
-    st.session_state.setdefault(MODEL_KEY, "dose")
+    st.session_state.setdefault(MODEL_KEY, next(iter(models)))
     with st.container(key="present_top"):
         cols = st.columns([3.2, 4.2, 0.9, 0.8], vertical_alignment="center")
         kind = cols[0].segmented_control("Model", list(models), key=MODEL_KEY, required=True,
