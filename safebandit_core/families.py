@@ -64,7 +64,8 @@ TOOLS: dict[str, Tool] = {t.kind: t for t in (
 
 
 def register(family: M.Family) -> None:
-    """Add ``family`` to the registry (its kind must be new)."""
+    """Add ``family`` to the registry (its kind must be new). Call it at import time, before a server starts: every
+    session shares the registry."""
     if family.kind in FAMILIES or family.kind in TOOLS:
         raise ValueError(f"the kind {family.kind!r} is taken")
     FAMILIES[family.kind] = family
