@@ -18,18 +18,6 @@ from safebandit_ui import live, pagekit, registry, shell
 SCENE_KEY = "scene"
 STEP_KEY = "step"
 STEPS = ("as-set", "moved")
-# Each model page's widget keys (its URL parameters) by settings field; a policy list travels as its labels.
-LINK_KEYS: dict[str, dict[str, str]] = {
-    "dose": {"tau": "tau", "delta": "delta", "kappa_r": "kappa_r", "kappa_c": "kappa_c", "d": "d", "T": "T",
-             "seeds": "seeds", "policies": "policies"},
-    "conservative": {"K": "cb_K", "alpha": "cb_alpha", "T": "cb_T", "seeds": "cb_seeds",
-                     "policies": "cb_policies_cmab"},
-    "mv": {"K": "mv_K", "alpha": "mv_alpha", "mu0": "mv_mu0", "rho": "mv_rho", "T": "mv_T", "seeds": "mv_seeds",
-           "policies": "mv_policies"},
-    "nonlinear": {"size": "nl_size", "d": "nl_d", "T": "nl_T", "seeds": "nl_seeds", "tau": "nl_tau",
-                  "delta": "nl_delta", "delta_prime": "nl_delta_prime", "kappa_r": "nl_kappa_r",
-                  "kappa_c": "nl_kappa_c"},
-}
 INTRO = (
     f"{len(lessons.SCENES)} short scenes for a class, one click each. Every scene runs a small, fixed setting, "
     "names the **one control** to move, and lists what to notice, each line computed from the run on screen: "
@@ -84,10 +72,11 @@ def status(done: list[tuple[Run, bool, float]]) -> str:
 
 
 def link_params(kind: str, settings: Any) -> list[tuple[str, str]]:
-    """The model page's URL parameters for ``settings`` (policies as their labels, one parameter each)."""
+    """The model page's URL parameters for ``settings`` (the family's ``link_keys``; policies as their labels, one
+    parameter each)."""
     fam = families.get(kind)
     out: list[tuple[str, str]] = []
-    for field, key in LINK_KEYS.get(kind, {}).items():
+    for field, key in fam.link_keys.items():
         value = getattr(settings, field)
         if field == "policies":
             out += [(key, fam.label(p)) for p in fam.policies(settings)]
@@ -98,7 +87,7 @@ def link_params(kind: str, settings: Any) -> list[tuple[str, str]]:
 
 def link(scene: lessons.Scene, settings: Any) -> None:
     """A link to the model's page with these settings, or a note when the model has no page yet."""
-    path = registry.KIND_PAGES.get(scene.kind)
+    path = registry.page_of_kind(scene.kind)
     if path not in {p.path for p in registry.PAGES}:
         st.caption("This model has no page of its own yet: the lesson is the whole of it for now.")
         return

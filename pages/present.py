@@ -8,40 +8,15 @@ the names the audience uses, ONE headline computed from the run, and four compac
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
-import pandas as pd
-import plotly.graph_objects as go
 import streamlit as st
 
 from safebandit_core import families, scenarios
-from safebandit_core.conservative import make_instance
-from safebandit_core.meanvar import arm_table, best_mv
-from safebandit_core.model import Run
-from safebandit_core.scenarios import MODELS, Names
-from safebandit_core.viz import conservative as vc
-from safebandit_core.viz import dose as vd
-from safebandit_core.viz import mv as vm
-from safebandit_core.viz.common import (
-    LIMIT_COLOR,
-    base_layout,
-    by_label,
-    distinct_dashes,
-    figure,
-    histogram_traces,
-    hline,
-    labels_of,
-    mean_band_figure,
-    note,
-    policy_colors,
-    rolling_mean,
-    shade_below_zero,
-    vline,
-)
-from safebandit_ui import forms, links, live, registry, shell
+from safebandit_core.scenarios import Names
+from safebandit_core.viz.common import by_label
+from safebandit_ui import forms, links, live, present, registry, shell
 
-HEIGHT = 255
 MODEL_KEY = "present_model"
 SCENARIO_PARAM = "scenario"
 NAME_KEYS = {"round": "name_round", "dose_unit": "name_dose_unit", "full_dose": "name_full_dose",
@@ -63,100 +38,6 @@ CSS = """<style>
 </style>"""
 
 
-def legend_rows(fig: go.Figure, width: float = 560.0) -> int:
-    """How many rows a chart's top legend takes at a half-screen width (about 6.6 px a character at size 12, plus
-    the line sample and gap); audience names make the entries long."""
-    rows, used = 1, 0.0
-    for tr in fig.data:
-        if tr.showlegend is False or not tr.name or (fig.layout.showlegend is False):
-            continue
-        need = 6.6 * len(tr.name) + 46
-        if used and used + need > width:
-            rows, used = rows + 1, 0.0
-        used += need
-    return rows
-
-
-def compact(fig: go.Figure, title: str, y_title: str | None = None, x_title: str | None = None) -> go.Figure:
-    """A figure restyled for a projector: fixed height, large fonts, the audience's title and axis names
-    (``x_title`` on every x axis, ``y_title`` on the first y axis); the top margin grows with the legend's rows,
-    so a long legend never covers the title."""
-    fig.update_layout(height=HEIGHT, font={"size": 14}, margin={"l": 64, "r": 14, "t": 44 + 22 * legend_rows(fig),
-                                                                "b": 46},
-                      title={"text": title, "font": {"size": 17}},
-                      legend={"font": {"size": 12}, "x": -0.08, "y": 1.0, "yanchor": "bottom"})
-    if y_title is not None:
-        fig.update_yaxes(title_text=y_title, selector=0)
-    if x_title is not None:
-        fig.update_xaxes(title_text=x_title)
-    return fig
-
-
-def slack_panel(frame: pd.DataFrame, title: str, n: Names) -> go.Figure:
-    """Slack over the rounds (mean, min–max band over runs) with the zero line: below it the rule is broken."""
-    fig = mean_band_figure(frame, "slack", title=title, y_title="slack", band="minmax",
-                           colors=vc.colors_for(labels_of(frame)))
-    fig.update_layout(shapes=[hline(0.0, LIMIT_COLOR)])
-    return compact(fig, title, x_title=f"{n.round} t")
-
-
-def dose_panels(run: Run, frame: pd.DataFrame, summary: pd.DataFrame, n: Names) -> dict[str, go.Figure]:
-    """How often the limit was passed, the side effect's spread against it, the doses, the benefit lost."""
-    s, t = run.settings, f"{n.round} t"
-    labels = labels_of(frame)
-    traces = histogram_traces({lab: frame.loc[frame["policy"] == lab, "cost"].to_numpy() for lab in labels},
-                              policy_colors(labels))
-    spread = base_layout("", f"{n.effect} per {n.round} (noisy: values below 0 are noise)",
-                         f"share of {n.round}s")
-    spread.update(hovermode="closest", shapes=[vline(s.tau, LIMIT_COLOR)],
-                  annotations=[note(f"{n.limit} {s.tau:g}", s.tau, 1.0, xref="x", xanchor="left", yanchor="top",
-                                    font={"color": LIMIT_COLOR})])
-    spread["yaxis"]["tickformat"] = ".0%"
-    window = max(10, s.T // 40)
-    dosed = frame.assign(dose=frame.groupby(["policy", "seed"], observed=True)["alpha"].transform(
-        lambda a: rolling_mean(a.to_numpy(), window)) * n.full_dose)
-    return {
-        "violations": compact(vd.violation_figure(summary, s.delta),
-                              f"{n.round[:1].upper()}{n.round[1:]}s with the {n.effect} above the {n.limit}",
-                              f"% of {n.round}s"),
-        "spread": compact(figure(traces, spread), f"The {n.effect} of every {n.round}, against the {n.limit}"),
-        "dose": compact(distinct_dashes(mean_band_figure(dosed, "dose", title="", y_title=""), labels),
-                        f"Dose chosen ({n.dose_unit}; trailing mean over {window:,} rounds)", f"dose ({n.dose_unit})",
-                        t),
-        "regret": compact(shade_below_zero(vd.regret_figure(frame), f"Below 0: benefit taken by crossing the {n.limit}"
-                                           f"<br>more often than allowed, not a better rule"),
-                          "Benefit lost against an all-knowing doctor who keeps the rule", "benefit lost", t),
-    }
-
-
-def conservative_panels(run: Run, frame: pd.DataFrame, summary: pd.DataFrame, n: Names) -> dict[str, go.Figure]:
-    """Regret, reward against the line, the default's use and the slack of the sample-path rule."""
-    best, t = make_instance(run.settings).best, f"{n.round} t"
-    return {
-        "regret": compact(vc.regret_figure(frame, best, baseline_name="most the rule lets it lose"),
-                          "Reward lost against always choosing the best option", x_title=t),
-        "reward": compact(vc.reward_figure(frame), f"Total reward against the line under the {n.default}'s",
-                          x_title=t),
-        "default": compact(vc.default_pulls_figure(frame), f"Times the {n.default} was chosen", "times", t),
-        "slack": slack_panel(frame, "Room left under the rule (below 0: broken)", n),
-    }
-
-
-def mv_panels(run: Run, frame: pd.DataFrame, summary: pd.DataFrame, n: Names) -> dict[str, go.Figure]:
-    """Mean-variance regret, slack, the default's use and where the pulls went."""
-    s, t = run.settings, f"{n.round} t"
-    return {
-        "regret": compact(vm.regret_figure(frame, best_mv(s)), "Mean-variance lost against the best option",
-                          "regret", t),
-        "slack": slack_panel(frame, "Room left under the rule (below 0: broken)", n),
-        "default": compact(vm.default_pulls_figure(frame), f"Times the {n.default} was chosen", "times", t),
-        "arms": compact(vm.arms_figure(arm_table(run), s.rho, height=HEIGHT).update_layout(showlegend=False),
-                        f"Where the pulls went: dot area ∝ pulls, ☆ best arm, ◇ {n.default}"),
-    }
-
-
-PANELS: dict[str, Callable[[Run, pd.DataFrame, pd.DataFrame, Names], dict[str, go.Figure]]] = {
-    "dose": dose_panels, "conservative": conservative_panels, "mv": mv_panels}
 
 
 def url_param(param: str, key: str, drop: str = "") -> None:
@@ -185,14 +66,15 @@ def names_popover() -> Names:
 
 def pickers() -> tuple[str, scenarios.Scenario, Names]:
     """The top row: model, scenario, names and *Exit*; the URL's ``model``/``scenario`` win when they change."""
+    models = scenarios.models()
     asked = st.query_params.get(shell.MODEL_PARAM)
-    if asked in MODELS:
+    if asked in models:
         st.session_state[MODEL_KEY] = asked
-    st.session_state.setdefault(MODEL_KEY, "dose")
+    st.session_state.setdefault(MODEL_KEY, next(iter(models)))
     with st.container(key="present_top"):
         cols = st.columns([3.2, 4.2, 0.9, 0.8], vertical_alignment="center")
-        kind = cols[0].segmented_control("Model", list(MODELS), key=MODEL_KEY, required=True,
-                                         format_func=lambda k: MODELS[k].title, label_visibility="collapsed",
+        kind = cols[0].segmented_control("Model", list(models), key=MODEL_KEY, required=True,
+                                         format_func=lambda k: models[k].title, label_visibility="collapsed",
                                          on_change=url_param, args=(shell.MODEL_PARAM, MODEL_KEY, SCENARIO_PARAM))
         options = scenarios.of_kind(kind)
         key = f"present_scenario_{kind}"
@@ -205,7 +87,7 @@ def pickers() -> tuple[str, scenarios.Scenario, Names]:
         with cols[2]:
             names = names_popover()
         if cols[3].button("Exit", icon=":material/close:", on_click=leave, help="Leave presentation mode."):
-            st.switch_page(registry.KIND_PAGES.get(kind, registry.PAGES[0].path))
+            st.switch_page(registry.page_of_kind(kind) or registry.PAGES[0].path)
     st.query_params[shell.MODEL_PARAM] = kind
     st.query_params[SCENARIO_PARAM] = chosen
     return kind, scenarios.find(kind, chosen), names
@@ -224,7 +106,7 @@ def screen(ctx: shell.RunContext) -> None:
     run shows (below the first screen). Nothing of the new scenario is drawn before its charts are: a headline over
     the last scenario's faded charts would say one thing while the charts show another."""
     kind, scenario, names = pickers()
-    model = MODELS[kind]
+    model = scenarios.models()[kind]
     about = st.container(key="present_about")
     s = forms.settings_or_error(None, lambda: scenario.settings(ctx.base_seed, ctx.precision))
     if s is None:
@@ -232,7 +114,7 @@ def screen(ctx: shell.RunContext) -> None:
     with about:
         run, shared, seconds = live.run(s, ctx)
     tidy, summary = scenarios.audience(families.tidy(run), families.summary(run), model, scenario, names)
-    figures = PANELS[kind](run, by_label(tidy), summary, names)
+    figures = present.panels(run, by_label(tidy), summary, names)
     about.markdown(f"**{model.title} · {scenario.title}** — {scenario.describe(names)}")
     st.container(key="present_headline").markdown(model.headline(s, summary, names))
     grid = st.container(key="present_grid")

@@ -15,7 +15,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from safebandit_core import families, presets, settings, sweep
+from safebandit_core import families, settings, sweep
 from safebandit_core.settings import SettingsError
 from safebandit_core.viz import replay as vr
 from safebandit_ui import downloads, forms, links, live, pagekit, shell, store, tools
@@ -23,11 +23,6 @@ from safebandit_ui.forms import Control
 
 KIND_KEY, BASE_KEY = "sweep_kind", "sweep_base"
 KINDS = tuple(k for k, f in families.FAMILIES.items() if len(f.axes) >= 2)
-MODEL_NAMES = {"dose": "Dose model (Safety by Design)", "conservative": "Conservative bandits (One-size-fits-all)",
-               "mv": "Mean-variance bandits (One-size-fits-all)"}
-# The settings a sweep starts from: the papers' synthetic set-ups (a smaller CMAB, K = 24).
-BASES: dict[str, Any] = {"dose": presets.S000_BASE, "conservative": dataclasses.replace(presets.CMAB_BASE, K=24),
-                         "mv": presets.MV_BASE}
 CONTROLS: dict[str, Control] = {"T": Control("sweep_T", "Rounds T", 100, 200_000, 500, 2000),
                                  "seeds": Control("sweep_seeds", "Seeds", 1, 200, 1, 3)}
 integer = functools.partial(forms.integer, CONTROLS)
@@ -95,7 +90,7 @@ def axis_controls(fam: Any, slot: str, index: int) -> tuple[str, str]:
 
 def controls(ctx: shell.RunContext) -> dict[str, Any]:
     """The model, its two axes with their values, the size and the restore box."""
-    kind = links.bound(st.selectbox, "Model", KINDS, key=KIND_KEY, format_func=lambda k: MODEL_NAMES.get(k, k),
+    kind = links.bound(st.selectbox, "Model", KINDS, key=KIND_KEY, format_func=lambda k: families.get(k).title or k,
                        help="Whose safety settings to sweep.")
     fam = families.get(kind)
     x, xs = axis_controls(fam, "X", 0)
@@ -106,7 +101,7 @@ def controls(ctx: shell.RunContext) -> dict[str, Any]:
     with cols[1]:
         seeds = integer("seeds", "Independent runs of every setting.")
     restored = st.session_state.get(BASE_KEY)
-    base = BASES.get(kind) or fam.settings_cls()
+    base = fam.sweep_base() if fam.sweep_base is not None else fam.settings_cls()
     if restored and restored.get("kind") == fam.settings_cls.KIND:
         base = fam.from_dict(restored)
         st.caption("The other settings come from the restored file.")

@@ -1,6 +1,7 @@
 """The command line: ``python -m safebandit_core <command> ...``.
 
-One router, one subcommand module per model family. Each subcommand module exposes
+One router over the registry: each family's command (its ``command`` and ``cli`` module), each tool's
+(:data:`safebandit_core.families.TOOLS`), then :data:`OTHER_COMMANDS`. Each subcommand module exposes
 ``HELP`` (one line), ``add_arguments(parser)`` and ``run(args) -> int``. Bad input exits with
 code 2 and one line naming the flag and its allowed range; never a traceback.
 """
@@ -23,18 +24,16 @@ from . import distributed, outputs
 from .settings import SettingsError, echo
 from .uploads import UploadError
 
-# command name -> module implementing it
-COMMANDS: dict[str, str] = {
-    "dose": "safebandit_core.dose.cli",
-    "nonlinear": "safebandit_core.dose.nonlinear_cli",
-    "mv": "safebandit_core.meanvar.cli",
-    "conservative": "safebandit_core.conservative.cli",
-    "battery": "safebandit_core.battery.cli",
-    "data": "safebandit_core.logged.cli",
-    "replay": "safebandit_core.replay_cli",
-    "sweep": "safebandit_core.sweep_cli",
-    "devices": "safebandit_core.devices_cli",
-}
+OTHER_COMMANDS: dict[str, str] = {"devices": "safebandit_core.devices_cli"}
+"""Commands that run no settings kind (command name -> module)."""
+
+
+def commands() -> dict[str, str]:
+    """Every command's name -> the module implementing it: the registry's families, its tools, then the others."""
+    from . import families
+
+    entries = [*families.FAMILIES.values(), *families.TOOLS.values()]
+    return {**{e.command: e.cli for e in entries if e.command}, **OTHER_COMMANDS}
 
 
 class CliError(Exception):
@@ -150,33 +149,30 @@ def write_frame(frame: pd.DataFrame, path: Path) -> None:
         outputs.write(path, lambda fh: frame.to_csv(fh, index=False), "--out")
 
 
-COMMAND_OF_KIND: dict[str, str] = {"dose": "dose", "nonlinear": "nonlinear", "conservative": "conservative",
-                                   "mv": "mv", "battery": "battery", "logged": "data", "preset": "replay",
-                                   "sweep": "sweep"}
-"""The command that runs each settings kind (for the line a page shows)."""
 POLICY_FLAGS = ("policies",)
-FILE_COMMANDS = ("sweep",)
-"""Commands that take the settings file itself (``--settings FILE``) rather than one flag per field."""
 
 
 def command_for(settings: Any, settings_file: str = "settings.json") -> str | None:
     """The command line that re-runs ``settings`` (flags for every field that differs from the command's
     default), or None when no command takes this kind. Several policies become ``--policy all``; a field
-    reaches its flag by name or through the command module's ``FLAGS`` (or ``_FLAGS``) map; a command of
-    :data:`FILE_COMMANDS` reads ``settings_file`` instead."""
+    reaches its flag by name or through the command module's ``FLAGS`` (or ``_FLAGS``) map; a tool's command that
+    takes the file (:attr:`safebandit_core.families.Tool.by_file`) reads ``settings_file`` instead."""
     import dataclasses
     import shlex
 
+    from .families import TOOLS, command_of
     from .settings import to_dict
 
     data = to_dict(settings)
-    name = COMMAND_OF_KIND.get(data.get("kind", ""))
-    if name is None or name not in COMMANDS:
+    kind = data.get("kind", "")
+    name = command_of(kind)
+    known = commands()
+    if name not in known:
         return None
     parts = ["python", "-m", "safebandit_core", name]
-    if name in FILE_COMMANDS:
+    if kind in TOOLS and TOOLS[kind].by_file:
         return shlex.join([*parts, "--settings", settings_file, "--json"])
-    mod = importlib.import_module(COMMANDS[name])
+    mod = importlib.import_module(known[name])
     parser = _Parser(prog=name)
     mod.add_arguments(parser)
     actions = {a.dest: a for a in parser._actions if a.option_strings}
@@ -344,7 +340,7 @@ def build_parser(prog: str = PROG, extra: Sequence[Any] = ()) -> argparse.Argume
     """
     parser = _Parser(prog=prog, description="Safe bandit simulations from the command line.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    named = [(name, importlib.import_module(modname)) for name, modname in COMMANDS.items()]
+    named = [(name, importlib.import_module(modname)) for name, modname in commands().items()]
     for name, mod in [*named, *((m.NAME, m) for m in extra)]:
         p = sub.add_parser(name, help=mod.HELP, description=mod.HELP)
         mod.add_arguments(p)

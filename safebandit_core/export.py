@@ -43,15 +43,11 @@ MAX_BUNDLE_BYTES = 500 * uploads.MB
 """The most a bundle may inflate to, all members together (counted as they are read)."""
 MAX_MEMBERS = uploads.MAX_MEMBERS
 MAX_JSON_DEPTH = 20
-UNTAGGED_KINDS = ("dose", "conservative", "mv")
-"""The kinds of the first release, whose settings files may carry no ``kind`` (every file since is tagged)."""
-EXTRA_KINDS: dict[str, type] = {"preset": presets.PresetRun, "sweep": sweep.SweepSpec}
-"""Settings kinds that are not one model's: a preset run and a sweep (the models' come from the registry)."""
 
 
 def kinds() -> tuple[str, ...]:
-    """Every settings kind a file may carry: each family's, ``preset`` and ``sweep``."""
-    return (*families.FAMILIES, *EXTRA_KINDS)
+    """Every settings kind a file may carry: each family's, then each tool's (``preset`` and ``sweep``)."""
+    return (*families.FAMILIES, *families.TOOLS)
 
 
 def settings_dict(settings: Any) -> dict[str, Any]:
@@ -238,7 +234,7 @@ def _guess_kind(data: Mapping[str, Any]) -> str:
     names = {k: {x.name for x in dataclasses.fields(f.settings_cls)} for k, f in families.FAMILIES.items()}
     fits = [k for k, n in names.items() if keys <= n]
     if len(fits) > 1:  # files without a kind predate the tag: they come from the kinds that existed then
-        fits = [k for k in fits if k in UNTAGGED_KINDS] or fits
+        fits = [k for k in fits if families.FAMILIES[k].untagged] or fits
     if len(fits) != 1:
         raise SettingsError("kind", "given: these settings could belong to "
                             + (" or ".join(fits) if fits else "no model") + "; add \"kind\": one of "
@@ -263,8 +259,8 @@ def load_settings(data: bytes | str, name: str = "the settings file") -> tuple[s
     if kind not in kinds():
         raise SettingsError("kind", "one of " + ", ".join(kinds()), kind)
     try:
-        if kind in EXTRA_KINDS:
-            cls = EXTRA_KINDS[kind]
+        if kind in families.TOOLS:
+            cls = families.TOOLS[kind].settings_cls
             settings = cls.from_dict(obj) if hasattr(cls, "from_dict") else from_dict(cls, obj)
         else:
             settings = families.get(kind).from_dict(obj)

@@ -2,11 +2,17 @@
 
 ``simulate(settings)``, ``run(settings)``, ``tidy(run)`` and ``summary(run)`` work for every
 family: the family is looked up from the settings' class (its ``KIND``). Sweeps, presets,
-export, the command line and the pages ask this registry instead of switching on a kind.
+export, the command line and the pages ask this registry instead of switching on a kind: each family's entry
+(:class:`~safebandit_core.model.Family`) carries its command, page, sweep base and the rest, and
+:data:`TOOLS` holds the settings kinds that are not one model's (a preset run, a sweep).
+:func:`register` adds a family (and :func:`unregister` removes it again), so a family defined anywhere gets
+the command line, sweeps, export and the warm-up with no other edit.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import importlib
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
@@ -22,6 +28,69 @@ from .meanvar.family import FAMILY as MEANVAR
 from .settings import SettingsError
 
 FAMILIES: dict[str, M.Family] = {f.kind: f for f in (DOSE, NONLINEAR, CONSERVATIVE, MEANVAR, BATTERY, LOGGED)}
+
+
+@dataclasses.dataclass(frozen=True)
+class Tool:
+    """A settings kind that is no model's: where its class lives (``module:Class``), its command and its page.
+
+    ``by_file``: its command takes the settings file itself (``--settings FILE``), not one flag per field.
+    """
+
+    kind: str
+    settings: str
+    command: str
+    cli: str
+    page: str
+    by_file: bool = False
+
+    @property
+    def settings_cls(self) -> type:
+        """The settings class (imported on first use: these modules import the registry)."""
+        return resolve(self.settings)
+
+
+def resolve(path: str) -> Any:
+    """The object a registry entry names as ``module:name`` (imported on first use)."""
+    module, name = path.split(":")
+    return getattr(importlib.import_module(module), name)
+
+
+TOOLS: dict[str, Tool] = {t.kind: t for t in (
+    Tool("preset", "safebandit_core.presets:PresetRun", "replay", "safebandit_core.replay_cli", "pages/presets.py"),
+    Tool("sweep", "safebandit_core.sweep:SweepSpec", "sweep", "safebandit_core.sweep_cli", "pages/sweeps.py",
+         by_file=True),
+)}
+
+
+def register(family: M.Family) -> None:
+    """Add ``family`` to the registry (its kind must be new). Call it at import time, before a server starts: every
+    session shares the registry."""
+    if family.kind in FAMILIES or family.kind in TOOLS:
+        raise ValueError(f"the kind {family.kind!r} is taken")
+    FAMILIES[family.kind] = family
+
+
+def unregister(kind: str) -> None:
+    """Remove the family of ``kind`` from the registry (what :func:`register` added)."""
+    FAMILIES.pop(kind, None)
+
+
+def canonical(kind: str) -> str:
+    """The kind a saved file's name for a family stands for (an older name in a family's ``aliases``)."""
+    return next((f.kind for f in FAMILIES.values() if kind in f.aliases), kind)
+
+
+def page_of(kind: str) -> str:
+    """The page that takes a settings kind back (a family's or a tool's); empty when none."""
+    entry = FAMILIES.get(kind) or TOOLS.get(kind)
+    return entry.page if entry is not None else ""
+
+
+def command_of(kind: str) -> str:
+    """The command that runs a settings kind (a family's or a tool's); empty when none."""
+    entry = FAMILIES.get(kind) or TOOLS.get(kind)
+    return entry.command if entry is not None else ""
 
 
 def get(kind: str) -> M.Family:

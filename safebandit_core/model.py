@@ -223,6 +223,25 @@ class Family:
       ``run_on_stream`` of the family), so any run can be checked against an independent reading.
     - ``scrub``: the knobs the model is about (:class:`Scrub`), the first the page's default; each is
       computed along its whole axis in one grid so a page can scrub it with no rerun.
+
+    What the rest of the app needs to know about the family (its registry entry; plain data, so the core
+    never imports a page):
+
+    - ``title``: how a model picker names it (its paper in brackets; empty: the kind);
+    - ``command``: its command-line name and ``cli`` the module implementing it (``HELP``,
+      ``add_arguments(parser)``, ``run(args)``); empty: no command;
+    - ``page``: its page's path relative to ``app.py`` (empty: none), and ``link_keys``: that page's
+      widget key (its URL parameter) of each settings field a link to the page carries;
+    - ``sweep_base()``: the settings a sweep starts from (None: the settings' defaults); ``aliases``:
+      older names of the kind that saved sweeps may carry;
+    - ``untagged``: a settings file without a ``kind`` may be this family's (the first release's kinds);
+    - ``warmup``: the server compiles its default run before the first visitor (False where the page
+      needs more than its settings, e.g. a fitted data set);
+    - ``ellipse``: a two-dimensional run's step-through shows the cost estimate's confidence ellipse;
+    - ``draws``: what a run's shared random draws are, in the model's words (the scrub chart's caption);
+    - ``audience``: ``module:name`` of how presentation mode shows it (a
+      :class:`safebandit_core.scenarios.Model`); empty: presentation mode leaves it out; ``present_panels``:
+      ``module:name`` of its four panels there (see :mod:`safebandit_ui.present`).
     """
 
     kind: str
@@ -247,6 +266,19 @@ class Family:
     scrub: tuple[Scrub, ...] = ()
     regret_name: str = "cumulative regret"
     baseline_name: str = "baseline (1 − α)·μ₀"
+    title: str = ""
+    command: str = ""
+    cli: str = ""
+    page: str = ""
+    link_keys: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    sweep_base: Callable[[], Any] | None = None
+    aliases: tuple[str, ...] = ()
+    untagged: bool = False
+    warmup: bool = True
+    ellipse: bool = False
+    draws: str = "arms, rewards and coin flips"
+    audience: str = ""
+    present_panels: str = ""
 
     def from_dict(self, data: dict[str, Any]) -> Any:
         """Settings from a JSON dict (``settings.from_dict`` unless the family reads its own format)."""

@@ -210,18 +210,25 @@ class Model:
 
 SAFETY_BY_DESIGN = "Safety by Design (2026)"
 ONE_SIZE = "One-size-fits-all conservative bandits (AAAI 2021)"
-MODELS: dict[str, Model] = {m.kind: m for m in (
-    Model("dose", "Dose model", "Choose each patient's dose; the side effect must stay under its limit in every "
-          "round, noise included.", SAFETY_BY_DESIGN, dose_headline, dose_notes,
-          {"hpucb": "new_rule", "on_expectation": "usual_rule", "eps_greedy": "other_rule"}),
-    Model("conservative", "Conservative bandits", "Try new treatments, but never fall more than a share α behind "
-          "what the standard treatment would have earned.", ONE_SIZE, conservative_headline, conservative_notes,
-          {"gencb": "new_rule", **dict.fromkeys(BASELINE.values(), "usual_rule"),
-           **dict.fromkeys(UNCONSTRAINED.values(), "other_rule")}),
-    Model("mv", "Mean-variance bandits", "Reward and risk together (ρ·mean − variance), never far behind a "
-          "riskless default.", ONE_SIZE, mv_headline, mv_notes,
-          {"mvcucb": "new_rule", "mvucb": "usual_rule"}),
-)}
+DOSE_MODEL = Model(
+    "dose", "Dose model", "Choose each patient's dose; the side effect must stay under its limit in every round, "
+    "noise included.", SAFETY_BY_DESIGN, dose_headline, dose_notes,
+    {"hpucb": "new_rule", "on_expectation": "usual_rule", "eps_greedy": "other_rule"})
+CONSERVATIVE_MODEL = Model(
+    "conservative", "Conservative bandits", "Try new treatments, but never fall more than a share α behind what the "
+    "standard treatment would have earned.", ONE_SIZE, conservative_headline, conservative_notes,
+    {"gencb": "new_rule", **dict.fromkeys(BASELINE.values(), "usual_rule"),
+     **dict.fromkeys(UNCONSTRAINED.values(), "other_rule")})
+MV_MODEL = Model(
+    "mv", "Mean-variance bandits", "Reward and risk together (ρ·mean − variance), never far behind a riskless "
+    "default.", ONE_SIZE, mv_headline, mv_notes, {"mvcucb": "new_rule", "mvucb": "usual_rule"})
+"""How presentation mode shows each model; a family's registry entry names its own (``audience``)."""
+
+
+def models() -> dict[str, Model]:
+    """Presentation mode's models by kind: each registered family's ``audience``, in the registry's order."""
+    return {f.kind: families.resolve(f.audience) for f in families.FAMILIES.values() if f.audience}
+
 
 DOSE = {"T": 4000, "seeds": 5}
 CONSERVATIVE = {"problem": "cmab", "K": 10, "T": 20_000, "seeds": 5}

@@ -36,8 +36,6 @@ from .settings import SettingsError, check_choice, from_dict, to_dict
 
 MAX_CELLS = 400
 SLACK_TOL = 1e-9
-ALIASES: dict[str, str] = {"gencb": "conservative"}
-"""Old sweep files named the conservative family ``gencb``; they still load."""
 Progress = Callable[[float, str], None]
 
 
@@ -70,7 +68,7 @@ class SweepSpec:
     y: str = ""
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "kind", ALIASES.get(self.kind, self.kind))
+        object.__setattr__(self, "kind", families.canonical(self.kind))
 
     @property
     def family(self) -> M.Family:
@@ -150,7 +148,8 @@ class SweepSpec:
         unknown = sorted(set(data) - {"kind", "model", "base", "xs", "ys", "x", "y"})
         if unknown:
             raise SettingsError(unknown[0], "a known field of a sweep (model, base, x, xs, y, ys)")
-        model = ALIASES.get(data.get("model"), data.get("model"))
+        model = data.get("model")
+        model = families.canonical(model) if isinstance(model, str) else model
         check_choice("model", model, tuple(families.FAMILIES))
         fam = families.get(model)
         base = data.get("base")
@@ -360,6 +359,6 @@ def grid_values(text: str, field: str, lo: float, hi: float, max_values: int = 1
     return tuple(dict.fromkeys(values))
 
 
-__all__ = ["ALIASES", "MAX_CELLS", "SLACK_TOL", "SweepSpec", "baseline_slope", "cell_summary", "describe",
+__all__ = ["MAX_CELLS", "SLACK_TOL", "SweepSpec", "baseline_slope", "cell_summary", "describe",
            "device_mesh", "fit_loglog_slope", "grid_values", "horizon_grid", "over_horizons", "round_frame",
            "run_sweep", "seed_frame", "sizes", "summarise_seeds", "symbol"]

@@ -10,6 +10,8 @@ import dataclasses
 
 import streamlit as st
 
+from safebandit_core import families
+
 from .approot import app_root
 
 ROOT = app_root()
@@ -69,22 +71,21 @@ PAGES: tuple[PageSpec, ...] = (
 )
 
 
-KIND_PAGES: dict[str, str] = {
-    "dose": "pages/dose.py",
-    "nonlinear": "pages/nonlinear.py",
-    "conservative": "pages/conservative.py",
-    "mv": "pages/mean_variance.py",
-    "battery": "pages/replay_battery.py",
-    "logged": "pages/your_data.py",
-    "preset": "pages/presets.py",
-    "sweep": "pages/sweeps.py",
-}
-"""The page that takes each settings kind back (a restore, a bundle's README)."""
+def page_of_kind(kind: str) -> str:
+    """The page that takes a settings kind back (a restore, a bundle's README, a lesson's link): the registry's
+    (:func:`safebandit_core.families.page_of`); empty when none."""
+    return families.page_of(kind)
+
+
+def kind_of_page(path: str) -> str | None:
+    """The settings kind whose page is ``path`` (None for a page of no kind)."""
+    entries = [*families.FAMILIES.values(), *families.TOOLS.values()]
+    return next((e.kind for e in entries if e.page == path), None)
 
 
 def title_of_kind(kind: str) -> str:
     """The menu title of the page for a settings kind ("matching" when none)."""
-    path = KIND_PAGES.get(kind)
+    path = page_of_kind(kind)
     return next((p.title for p in PAGES if p.path == path), "matching")
 
 

@@ -32,8 +32,6 @@ INLINE_WORK = 1_000_000
 """Work units (all values together) up to which the grid is computed within the page's run (the dose model's
 defaults: about 0.2 s); a larger grid is computed in the background, so the page settles without it."""
 POLL_S = 0.5
-DRAWS = {"dose": "patients and noises", "nonlinear": "patients and noises"}
-"""What the shared random draws are, in a model's words (else: "arms, rewards and coin flips")."""
 
 
 def key(settings: Any, device: str, field: str) -> str:
@@ -145,5 +143,5 @@ def section(settings: Any, ctx: shell.RunContext) -> None:
         return
     start = "" if axis.values[current] == own else (f" It starts at {axis.symbol} = {axis.values[current]:g}, the "
                                                     f"computed value nearest this page's {own:g}.")
-    st.caption(HOW.format(symbol=axis.symbol, draws=DRAWS.get(family.kind, "arms, rewards and coin flips")) + start)
+    st.caption(HOW.format(symbol=axis.symbol, draws=family.draws) + start)
     st.plotly_chart(fig, key=CHART_KEY, config={"displayModeBar": False})

@@ -118,7 +118,7 @@ def _present_this_page() -> None:
     path = page_path()
     if path is None or path == PRESENT_PAGE:
         return
-    kind = next((k for k, p in registry.KIND_PAGES.items() if p == path), None)
+    kind = registry.kind_of_page(path)
     st.switch_page(PRESENT_PAGE, query_params={MODEL_PARAM: kind} if kind else {})
 
 

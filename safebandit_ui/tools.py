@@ -98,7 +98,7 @@ def sweep_command(settings_file: str) -> str:
 
 def ellipse_steps(run: Any) -> Callable[[str, int], go.Figure] | None:
     """For a two-dimensional dose run: the cost estimate's confidence ellipse shrinking round by round."""
-    if getattr(run.settings, "d", None) != 2 or run.kind != "dose":
+    if getattr(run.settings, "d", None) != 2 or not run.family.ellipse:
         return None
 
     def fig(label: str, seed: int) -> go.Figure:

@@ -39,9 +39,6 @@ JOIN_S = 60.0
 """How long exit waits for the job in flight. One job is one run: a few seconds on a 2-core machine when
 compiled from scratch, so the wait is always long enough in practice; the bound only keeps a wedged job from
 holding exit forever."""
-SKIP = ("battery", "logged")
-"""Families whose page needs more than its settings (a fitted data set): not run from their default settings; the
-*Your data* page's built-in example is its own job (:func:`your_data`)."""
 
 
 SCRUB = "scrub:"
@@ -58,11 +55,12 @@ class Job(NamedTuple):
 
 
 def defaults(device_id: str) -> list[Any]:
-    """Each family's default settings as its page starts them: base seed 0 and the device's precision."""
+    """Each family's default settings as its page starts them: base seed 0 and the device's precision (families
+    whose page needs more than its settings, e.g. a fitted data set, say ``warmup=False`` and compile on first use)."""
     precision = device.default_precision(device_id)
     out = []
-    for kind, fam in families.FAMILIES.items():
-        if kind in SKIP:
+    for fam in families.FAMILIES.values():
+        if not fam.warmup:
             continue
         s = fam.settings_cls()
         fields = {f.name for f in dataclasses.fields(s)}

@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -43,3 +44,12 @@ def assert_close_sum(actual: Any, expected: Any, n_terms: int, dtype: Any = np.f
     got = np.asarray(actual, dtype=np.float64)
     size = float(np.max(np.abs(want))) if scale is None and want.size else float(scale or 0.0)
     np.testing.assert_allclose(got, want, rtol=0, atol=reduction_rtol(n_terms, dtype) * size, err_msg=err_msg)
+
+
+def only_command(name: str) -> Callable[[], dict[str, str]]:
+    """A stand-in for ``safebandit_core.cli.commands`` that routes ``name`` alone (so a test of one command builds
+    one parser, not every command's)."""
+    from safebandit_core import cli
+
+    table = {name: cli.commands()[name]}
+    return lambda: table

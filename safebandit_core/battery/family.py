@@ -163,9 +163,11 @@ def _make_family(problem_of: Callable[[BatteryReplaySettings], BatteryProblem]) 
     return replay_core.make_family(BatteryReplaySettings, lambda s: problem_of(s).env, rounds=_rounds)
 
 
-FAMILY = _make_family(lambda s: fitted(s)[0])
+FAMILY = dataclasses.replace(_make_family(lambda s: fitted(s)[0]), command="battery",
+                             cli="safebandit_core.battery.cli", page="pages/replay_battery.py", warmup=False)
 """The battery family: each settings' problem is fitted from its source once and memoised (an uploaded
-file has no source to read again: replay it through :func:`prepare` with the file)."""
+file has no source to read again: replay it through :func:`prepare` with the file). Its page fits a data set
+before it runs, so the server's warm-up leaves it out."""
 
 
 def family_for(problem: BatteryProblem) -> M.Family:

@@ -154,6 +154,13 @@ def _on_stream(s: ConservativeSettings, policy: str, st: dict[str, np.ndarray]) 
                          arms=inst.arms, m=m, S=inst.S, L=s.L, lam=s.lam, delta=1.0 / s.T)
 
 
+def _sweep_base() -> ConservativeSettings:
+    """One-size-fits-all's synthetic CMAB set-up with K = 24 (imported here: the presets import the registry)."""
+    from ..presets import CMAB_BASE
+
+    return dataclasses.replace(CMAB_BASE, K=24)
+
+
 FAMILY = M.Family(
     kind=ConservativeSettings.KIND,
     settings_cls=ConservativeSettings,
@@ -181,6 +188,16 @@ FAMILY = M.Family(
     baseline=baseline,
     stream=lambda s, i: draw_stream(s, i),
     on_stream=lambda s, p, st: _on_stream(s, p, st),
+    title="Conservative bandits (One-size-fits-all)",
+    command="conservative",
+    cli="safebandit_core.conservative.cli",
+    page="pages/conservative.py",
+    link_keys={"K": "cb_K", "alpha": "cb_alpha", "T": "cb_T", "seeds": "cb_seeds", "policies": "cb_policies_cmab"},
+    sweep_base=_sweep_base,
+    aliases=("gencb",),
+    untagged=True,
+    audience="safebandit_core.scenarios:CONSERVATIVE_MODEL",
+    present_panels="safebandit_ui.present:conservative_panels",
 )
 
 

@@ -101,6 +101,13 @@ SCRUB: tuple[M.Scrub, ...] = (
 """The knobs of every dose-type model, scrubbed in the browser: τ (0.05 to 2) and δ (0.001 to 0.5)."""
 
 
+def _sweep_base() -> DoseSettings:
+    """Safety by Design's synthetic set-up (imported here: the presets import the registry)."""
+    from ..presets import S000_BASE
+
+    return S000_BASE
+
+
 FAMILY = M.Family(
     kind="dose",
     settings_cls=DoseSettings,
@@ -118,6 +125,18 @@ FAMILY = M.Family(
     stream=lambda s, i: draw_stream(s, i),
     on_stream=lambda s, p, st: _on_stream(s, p, st),
     baseline_name="",
+    title="Dose model (Safety by Design)",
+    command="dose",
+    cli="safebandit_core.dose.cli",
+    page="pages/dose.py",
+    link_keys={"tau": "tau", "delta": "delta", "kappa_r": "kappa_r", "kappa_c": "kappa_c", "d": "d", "T": "T",
+               "seeds": "seeds", "policies": "policies"},
+    sweep_base=_sweep_base,
+    untagged=True,
+    ellipse=True,
+    draws="patients and noises",
+    audience="safebandit_core.scenarios:DOSE_MODEL",
+    present_panels="safebandit_ui.present:dose_panels",
 )
 
 

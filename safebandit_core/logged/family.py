@@ -114,7 +114,8 @@ def _order(s: LoggedSettings) -> tuple[str, int]:
     return s.order, s.order_seed
 
 
-FAMILY = replay.make_family(LoggedSettings, lambda s: fitted(s)[0].env, order_of=_order)
+FAMILY = dataclasses.replace(replay.make_family(LoggedSettings, lambda s: fitted(s)[0].env, order_of=_order),
+                             command="data", cli="safebandit_core.logged.cli", page="pages/your_data.py")
 """The replay family of logged data: each settings' data is read, mapped and fitted once and memoised (an
 uploaded file is found by its hash once this process has read it: see :func:`prepare`)."""
 

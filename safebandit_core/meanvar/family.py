@@ -120,6 +120,13 @@ def _on_stream(s: MVSettings, policy: str, st: dict[str, np.ndarray]) -> dict[st
                          variances=arm_variances(s.K))
 
 
+def _sweep_base() -> MVSettings:
+    """One-size-fits-all's synthetic mean-variance set-up (imported here: the presets import the registry)."""
+    from ..presets import MV_BASE
+
+    return MV_BASE
+
+
 FAMILY = M.Family(
     kind=MVSettings.KIND,
     settings_cls=MVSettings,
@@ -148,6 +155,16 @@ FAMILY = M.Family(
     on_stream=lambda s, p, st: _on_stream(s, p, st),
     regret_name="T·R̃ (cumulative MV regret)",
     baseline_name="baseline (1 − α)·MV₀",
+    title="Mean-variance bandits (One-size-fits-all)",
+    command="mv",
+    cli="safebandit_core.meanvar.cli",
+    page="pages/mean_variance.py",
+    link_keys={"K": "mv_K", "alpha": "mv_alpha", "mu0": "mv_mu0", "rho": "mv_rho", "T": "mv_T", "seeds": "mv_seeds",
+               "policies": "mv_policies"},
+    sweep_base=_sweep_base,
+    untagged=True,
+    audience="safebandit_core.scenarios:MV_MODEL",
+    present_panels="safebandit_ui.present:mv_panels",
 )
 
 

@@ -22,7 +22,7 @@ from safebandit_core import battery as ex
 from safebandit_core import cli, families
 from safebandit_core.battery import BatteryDataError, cache
 from safebandit_core.settings import SettingsError, from_dict, to_dict
-from tests.support import assert_close_sum
+from tests.support import assert_close_sum, only_command
 
 ROOT = Path(__file__).resolve().parents[2]
 DIM, T, SEEDS = 32, 200, 2
@@ -94,7 +94,7 @@ def cell_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture
 def battery_only(monkeypatch: pytest.MonkeyPatch) -> None:
     """The command-line router with the battery command only (the other commands are not needed here)."""
-    monkeypatch.setattr(cli, "COMMANDS", {"battery": cli.COMMANDS["battery"]})
+    monkeypatch.setattr(cli, "commands", only_command("battery"))
 
 
 def test_settings_follow_the_fit(rw26: ex.BatteryRun) -> None:

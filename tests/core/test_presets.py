@@ -15,6 +15,7 @@ from safebandit_core import cli, export, presets, sweep
 from safebandit_core.dose.settings import DoseSettings
 from safebandit_core.meanvar.settings import MVSettings
 from safebandit_core.settings import SettingsError, to_json
+from tests.support import only_command
 
 TABLE1_RUN = presets.PresetRun("s000-table1", seeds=2, T=1000)  # the UI test uses the same size (shared compile)
 CMAB_RUN = presets.PresetRun("s001-fig1a-cmab", seeds=2, T=200)
@@ -30,7 +31,7 @@ KINDS = {"s000-table1": "dose", "s000-fig2": "dose", "s001-fig1a-cmab": "conserv
 @pytest.fixture(autouse=True)
 def replay_only(monkeypatch: pytest.MonkeyPatch) -> None:
     """The router with only the ``replay`` subcommand: these tests need no other subcommand's module."""
-    monkeypatch.setattr(cli, "COMMANDS", {"replay": cli.COMMANDS["replay"]})
+    monkeypatch.setattr(cli, "commands", only_command("replay"))
 
 
 def replay_json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict:
@@ -196,7 +197,7 @@ def table1_default() -> tuple[dict, float]:
     capture = io.StringIO()
     start = time.perf_counter()
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(cli, "COMMANDS", {"replay": cli.COMMANDS["replay"]})
+        mp.setattr(cli, "commands", only_command("replay"))
         mp.setattr("sys.stdout", capture)
         assert cli.main(["replay", "--preset", "s000-table1", "--json"]) == 0
     return json.loads(capture.getvalue()), time.perf_counter() - start

@@ -11,7 +11,7 @@ import pytest
 from safebandit_core import families, scenarios
 from safebandit_core.dose import DoseSettings
 from safebandit_core.meanvar import MVSettings, assumption_ok
-from safebandit_core.scenarios import MODELS, SCENARIOS, Names
+from safebandit_core.scenarios import SCENARIOS, Names
 
 PAGE_CHUNK = 1000  # the pages' chunk (safebandit_ui.live.PAGE_CHUNK): the same compiled shapes
 
@@ -29,7 +29,7 @@ def summaries() -> dict[str, tuple[object, pd.DataFrame, pd.DataFrame]]:
 
 def test_every_scenario_validates_and_is_described():
     assert len({sc.key for sc in SCENARIOS}) == len(SCENARIOS)
-    for kind, model in MODELS.items():
+    for kind, model in scenarios.models().items():
         assert len(scenarios.of_kind(kind)) >= 2, kind
         assert model.paper in (scenarios.SAFETY_BY_DESIGN, scenarios.ONE_SIZE)
     for sc in SCENARIOS:
@@ -52,7 +52,7 @@ def test_headlines_are_computed_from_each_run(summaries):
     names = Names(round="visit", effect="nausea score", limit="ceiling")
     for sc in SCENARIOS:
         s, summary, _ = summaries[sc.key]
-        text = MODELS[sc.kind].headline(s, summary, names)
+        text = scenarios.models()[sc.kind].headline(s, summary, names)
         assert text.count(".") >= 1 and text.endswith(".")
         for _, r in summary.iterrows():
             assert str(r["label"]) in text
@@ -64,14 +64,14 @@ def test_headlines_are_computed_from_each_run(summaries):
         if sc.kind == "conservative":
             assert f"After {s.T:,} visits" in text
     strict = summaries["strict-board"]
-    assert "On-Expectation did not" in MODELS["dose"].headline(strict[0], strict[1], Names())
-    on, off = (MODELS["mv"].headline(*summaries[k][:2], Names()) for k in ("guarantee-on", "guarantee-off"))
+    assert "On-Expectation did not" in scenarios.models()["dose"].headline(strict[0], strict[1], Names())
+    on, off = (scenarios.models()["mv"].headline(*summaries[k][:2], Names()) for k in ("guarantee-on", "guarantee-off"))
     assert "the condition of MV-CUCB's guarantee" in on and "does not apply" in off
 
 
 def test_the_cautious_hospital_shows_gencb_overtaking_at_its_horizon(summaries):
     s, summary, frame = summaries["cautious-hospital"]
-    notes = MODELS["conservative"].notes(s, summary, frame, Names())
+    notes = scenarios.models()["conservative"].notes(s, summary, frame, Names())
     overtakes = [n for n in notes if n.startswith("From round")]
     assert overtakes and "GenCB has less regret than ConUCB" in overtakes[0]
     row = summary.set_index("policy")
@@ -149,17 +149,18 @@ def test_the_audience_names_the_policies_and_a_two_way_scenario_hides_the_third(
     summary = pd.DataFrame({"policy": ["hpucb", "on_expectation", "eps_greedy"],
                             "label": ["HPC-UCB", "On-Expectation", "ε-Greedy"]})
     two_way = dataclasses.replace(scenarios.of_kind("dose")[0], hide=("eps_greedy",))
-    t, s = scenarios.audience(tidy, summary, MODELS["dose"], two_way, Names(usual_rule="old habit"))
+    t, s = scenarios.audience(tidy, summary, scenarios.models()["dose"], two_way, Names(usual_rule="old habit"))
     assert s["label"].tolist() == ["new rule (HPC-UCB)", "old habit (On-Expectation)"]
     assert sorted(map(str, t["label"].unique())) == ["new rule (HPC-UCB)", "old habit (On-Expectation)"]
     assert len(t) == 4 and "eps_greedy" not in set(t["policy"].astype(str))
     shown = dataclasses.replace(two_way, hide=())
-    _, s3 = scenarios.audience(tidy, summary, MODELS["dose"], shown, Names(other_rule="HPC-UCB's rival ε-Greedy"))
+    _, s3 = scenarios.audience(tidy, summary, scenarios.models()["dose"], shown,
+                               Names(other_rule="HPC-UCB's rival ε-Greedy"))
     assert s3["label"].tolist()[-1] == "HPC-UCB's rival ε-Greedy", "a name that holds the paper's is not doubled"
 
 
 def test_the_first_dose_scenario_is_two_way_and_every_role_names_a_names_field():
     assert scenarios.of_kind("dose")[0].hide == ("eps_greedy",)
     fields = {f.name for f in dataclasses.fields(Names)}
-    for model in MODELS.values():
+    for model in scenarios.models().values():
         assert set(model.roles.values()) <= fields and model.roles, model.kind

@@ -175,7 +175,7 @@ def devices(*args: str) -> int:
 
 
 def test_devices_is_a_command():
-    assert cli.COMMANDS["devices"] == "safebandit_core.devices_cli"
+    assert cli.commands()["devices"] == "safebandit_core.devices_cli"
 
 
 def test_devices_json(tmp_path, monkeypatch, capsys):

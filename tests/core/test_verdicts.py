@@ -105,7 +105,7 @@ def test_replay_lines_print_rates_in_percent_beside_the_papers_percent(capsys):
     assert out[2].endswith("(paper: 12 % – 23 % (range over τ); ours within)") and " 20 %" in out[2]
 
 
-@pytest.mark.parametrize("command", [None, *cli.COMMANDS])
+@pytest.mark.parametrize("command", [None, *cli.commands()])
 def test_help_texts_name_the_papers_by_title(command, capsys):
     with pytest.raises(SystemExit):
         cli.main(["--help"] if command is None else [command, "--help"])

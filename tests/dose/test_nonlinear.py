@@ -26,7 +26,7 @@ from safebandit_core.dose.nonlinear import (
     run_on_table,
 )
 from safebandit_core.settings import SettingsError
-from tests.support import assert_close_sum
+from tests.support import assert_close_sum, only_command
 
 
 # ---------------------------------------------------------------- an independent NumPy reading
@@ -355,7 +355,7 @@ def test_registry_and_settings_errors():
 @pytest.fixture
 def nl_cli(monkeypatch, capsys):
     """``python -m safebandit_core nonlinear ...`` in this process (compiled functions are shared)."""
-    monkeypatch.setattr(cli, "COMMANDS", {"nonlinear": cli.COMMANDS["nonlinear"]})
+    monkeypatch.setattr(cli, "commands", only_command("nonlinear"))
 
     def call(*args):
         try:

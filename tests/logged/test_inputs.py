@@ -15,6 +15,7 @@ from safebandit_core.battery.cache import MEMO
 from safebandit_core.logged.loader import digest_of
 from safebandit_core.settings import SettingsError, to_dict
 from tests.logged.planted import CONTEXT, csv_bytes, planted
+from tests.support import only_command
 
 BASE = planted(200, seed=7).frame
 CLI_BASE = ["--context", ",".join(CONTEXT), "--dose", "dose", "--reward", "benefit", "--cost", "side_effect"]
@@ -77,7 +78,7 @@ CASES = [
 @pytest.fixture
 def data_only(monkeypatch: pytest.MonkeyPatch) -> None:
     """The command-line router with the data command only."""
-    monkeypatch.setattr(cli, "COMMANDS", {"data": cli.COMMANDS["data"]})
+    monkeypatch.setattr(cli, "commands", only_command("data"))
 
 
 def settings(**kw) -> logged.LoggedSettings:

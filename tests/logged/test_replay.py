@@ -20,7 +20,7 @@ from safebandit_core import battery, cli, export, families, logged
 from safebandit_core import model as M
 from safebandit_core.settings import to_json
 from tests.logged.planted import CONTEXT, csv_bytes, planted
-from tests.support import assert_close_sum
+from tests.support import assert_close_sum, only_command
 
 T, SEEDS = 2000, 3
 BATTERY = battery.BatteryReplaySettings(dim=32, T=200, seeds=2, tau=0.1, base_seed=0)
@@ -98,7 +98,7 @@ def test_the_built_in_example_is_synthetic_and_its_truth_is_recovered() -> None:
 
 
 def test_the_command_line_prints_the_fit_and_every_policy(tmp_path: Path, capsys, monkeypatch) -> None:
-    monkeypatch.setattr(cli, "COMMANDS", {"data": cli.COMMANDS["data"]})
+    monkeypatch.setattr(cli, "commands", only_command("data"))
     out = tmp_path / "rounds.parquet"
     assert cli.main(["data", "--T", str(T), "--seeds", str(SEEDS), "--json", "--out", str(out)]) == 0
     summary = json.loads(capsys.readouterr().out)

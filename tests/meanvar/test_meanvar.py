@@ -35,7 +35,7 @@ from safebandit_core.meanvar.policies import make_policy
 from safebandit_core.settings import SettingsError, from_dict, to_dict
 from safebandit_core.shapes import bucket
 from tests.conftest import ROOT
-from tests.support import assert_close_sum
+from tests.support import assert_close_sum, only_command
 
 T_EXACT = 300
 
@@ -374,12 +374,12 @@ def test_settings_round_trip():
 @pytest.fixture
 def mv_router(monkeypatch):
     """The command-line router with only the ``mv`` command, so this file tests that command alone."""
-    monkeypatch.setattr(cli, "COMMANDS", {"mv": cli.COMMANDS["mv"]})
+    monkeypatch.setattr(cli, "commands", only_command("mv"))
     return cli.main
 
 
-ROUTER_SCRIPT = ("import sys; from safebandit_core import cli; cli.COMMANDS = {'mv': cli.COMMANDS['mv']}; "
-                 "sys.exit(cli.main(sys.argv[1:]))")
+ROUTER_SCRIPT = ("import sys; from safebandit_core import cli; only = {'mv': cli.commands()['mv']}; "
+                 "cli.commands = lambda: only; sys.exit(cli.main(sys.argv[1:]))")
 
 
 def run_cli(*args):

@@ -7,7 +7,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from safebandit_core import device, families, scenarios
-from safebandit_core.scenarios import MODELS, Names
+from safebandit_core.scenarios import Names
 from safebandit_ui import shell, store
 from tests.ui.helpers import app, charts
 
@@ -36,22 +36,22 @@ def expected(kind: str, names: Names = Names()) -> str:
     s = scenario.settings(0, device.default_precision(device.default_device_id()))
     hit = store.store().peek(store.key_of(s, device.default_device_id()))
     assert hit is not None, "the page's run is in the shared store"
-    _, summary = scenarios.audience(families.tidy(hit.value), families.summary(hit.value), MODELS[kind], scenario,
-                                    names)
-    return MODELS[kind].headline(s, summary, names)
+    model = scenarios.models()[kind]
+    _, summary = scenarios.audience(families.tidy(hit.value), families.summary(hit.value), model, scenario, names)
+    return model.headline(s, summary, names)
 
 
 def test_each_model_shows_its_headline_and_four_panels():
     at = present()
     assert at.query_params["model"] in ("dose", ["dose"])
-    for kind in MODELS:
+    for kind in scenarios.models():
         at.segmented_control(key="present_model").set_value(kind).run()
         assert not at.exception, [e.message for e in at.exception]
         assert headline(at) == expected(kind)
         assert len([k for k in charts(at) if k.startswith(f"present_{kind}_")]) == 4
         notes = " ".join(m.value for m in at.get_by_key("present_notes").markdown)
         assert "In this run:" in notes
-        assert MODELS[kind].paper in at.get_by_key("present_notes").caption[0].value
+        assert scenarios.models()[kind].paper in at.get_by_key("present_notes").caption[0].value
 
 
 def test_the_audiences_names_reach_the_headline_and_the_axes():

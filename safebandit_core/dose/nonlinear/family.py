@@ -151,6 +151,13 @@ FAMILY = M.Family(
     warnings=warnings_for,
     stream=lambda s, i: draw_table(s, i),
     on_stream=lambda s, p, st: _on_stream(s, p, st),
+    command="nonlinear",
+    cli="safebandit_core.dose.nonlinear_cli",
+    page="pages/nonlinear.py",
+    link_keys={"size": "nl_size", "d": "nl_d", "T": "nl_T", "seeds": "nl_seeds", "tau": "nl_tau",
+               "delta": "nl_delta", "delta_prime": "nl_delta_prime", "kappa_r": "nl_kappa_r",
+               "kappa_c": "nl_kappa_c"},
+    draws="patients and noises",
 )
 
 
