@@ -211,7 +211,7 @@ def main() -> None:
     with slots["verdict"]:
         verdict(neg)
     sentences(slots, s, frame, summary, zoom)
-    pagekit.conservative_summary(summary["label"], summary, "T·R̃", "regret")
+    pagekit.conservative_summary(summary["label"], summary, "T·R̃", "cum_regret")
     scrub.section(s, ctx)
     tools.panel("mv", run, summary, None, lambda: main_figures(s, frame, arms, zoom))
     downloads.downloads(s, lambda: families.tidy(run), f"mean_variance_T{s.T}_K{s.K}_rho{s.rho:g}_seed{s.base_seed}",

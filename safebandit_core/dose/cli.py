@@ -6,7 +6,7 @@ import argparse
 import time
 from typing import Any
 
-from .. import cli, families
+from .. import cli, families, jsondoc
 from ..progress import run_model
 from ..settings import SettingsError
 from .curves import KINDS
@@ -42,7 +42,7 @@ def add_rule_arguments(p: argparse.ArgumentParser, d: Any, base_seed_help: str =
     p.add_argument("--g-hill", type=float, default=d.g_hill, help="Hill coefficient of the emax curve, in [0.1, 10]")
     p.add_argument("--device", default=None, help="cpu, gpu or an id like gpu:1 (default: GPU when present)")
     p.add_argument("--precision", default="auto", help="float64, float32 or auto (float64 on CPU, float32 on GPU)")
-    p.add_argument("--json", action="store_true", help="print exactly one JSON object")
+    p.add_argument("--json", action="store_true", help=jsondoc.HELP)
     p.add_argument("--out", default=None, help="write the tidy per-round frame to FILE.csv or FILE.parquet")
 
 
@@ -91,12 +91,12 @@ def run_command(args: argparse.Namespace) -> int:
     start = time.perf_counter()
     result = run_model(families.of(s), s, args.device)
     seconds = time.perf_counter() - start
-    rows = cli.run_rows(result, seconds, ("d", "tau", "delta", "delta_prime", "kappa_r", "kappa_c", "g"))
+    doc = cli.run_document(result, seconds, ("d", "tau", "delta", "delta_prime", "kappa_r", "kappa_c", "g"))
     if out_path is not None:
         cli.write_frame(families.tidy(result), out_path)
     lines = [f"dose model, {s.T} rounds x {s.seeds} seeds on {result.device} ({result.precision}), {seconds:.2f} s"]
     lines += [f"warning: {w}" for w in warnings_for(s)]
-    cli.emit(cli.grouped(rows), args.json, lines)
+    cli.emit(doc, args.json, lines)
     return 0
 
 
