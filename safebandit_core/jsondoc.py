@@ -36,6 +36,11 @@ OLD_NAMES = ("regret_mean", "regret_std", "final_regret", "regret_lo", "regret_h
 """Keys of earlier releases that no ``--json`` prints any more."""
 
 
+def help_for(own: Iterable[str], note: str = "") -> str:
+    """A command's ``--json`` help: :data:`HELP`, then the command's own keys by name (and a ``note``)."""
+    return f"{HELP}: {', '.join(own)}" + (f"; {note}" if note else "")
+
+
 def plain(value: Any) -> Any:
     """A JSON-ready value: numpy scalars as Python numbers, NaN as None."""
     if hasattr(value, "item") and not isinstance(value, (list, dict, str)):

@@ -45,8 +45,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--precision", default="auto", help="auto, float64 or float32 (auto: the device's default)")
     parser.add_argument("--device", default=None, help="cpu, gpu or gpu:N (default: a GPU when present)")
     parser.add_argument("--no-shard", action="store_true", help="keep the run on one device even if several exist")
-    parser.add_argument("--json", action="store_true", help=f"{jsondoc.HELP}: preset, paper, claims; rows are one per "
-                        "preset cell and policy")
+    parser.add_argument("--json", action="store_true", help=jsondoc.help_for(
+        ("preset", "paper", "claims", "compute_seconds"),
+        "compute_seconds only with --resume; rows are one per preset cell and policy"))
     parser.add_argument("--out", default=None, metavar="DIR", help="write the export bundle (zip) into DIR")
     parser.add_argument("--report", default=None, metavar="FILE.html",
                         help="write one self-contained HTML report (tables, verdicts, figures; opens offline)")

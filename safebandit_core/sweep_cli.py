@@ -37,8 +37,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The subcommand's flags."""
     parser.add_argument("--settings", required=True, metavar="FILE", help="a sweep settings file (kind 'sweep')")
     parser.add_argument("--out", default=None, metavar="DIR", help="write the JSON, Parquet and zip files into DIR")
-    parser.add_argument("--json", action="store_true", help=f"{jsondoc.HELP}: model, x, y, cells, policies, "
-                        "processes, files; rows are one per cell and policy, with the cell's two axes")
+    parser.add_argument("--json", action="store_true", help=jsondoc.help_for(
+        ("model", "x", "y", "cells", "policies", "processes", "files"),
+        "files only with --out; rows are one per cell and policy, with the cell's two axes"))
     parser.add_argument("--device", default=None, help="cpu, gpu or gpu:N (default: a GPU when present)")
     parser.add_argument("--no-shard", action="store_true", help="keep the run on one device even if several exist")
     cli.add_distributed_flags(parser)

@@ -30,6 +30,10 @@ _FLAGS = {"dim": "--dim", "T": "--T", "tau": "--tau", "seeds": "--seeds", "fit_l
 HEAD_KEYS = ("policy", "violation_rate", "cum_regret_mean", "by_policy", "T", "seeds", "device", "precision",
              "seconds")
 """Keys of :func:`~.family.summary_row` that the JSON object has in ``rows`` or its shared keys instead."""
+JSON_KEYS = ("tau", "dim", "fit_r2_reward", "fit_r2_cost", "replay_r2_reward", "replay_r2_cost", "kappa_r", "kappa_c",
+             "S", "L", "lam", "fit_lam", "delta", "delta_prime", "eps", "first_safe_dose", "first_dose_regret", "n_fit",
+             "n_replay", "passes", "embedder", "source")
+"""The rest of :func:`~.family.summary_row`: the replay's own keys of ``--json``."""
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -55,7 +59,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--eps", type=float, default=0.5, help="epsilon of eps-Greedy in [0,1]")
     p.add_argument("--device", default=None, help="cpu, gpu or an id like gpu:1 (default: GPU when present)")
     p.add_argument("--precision", default="auto", help="float64, float32 or auto (float64 on CPU, float32 on GPU)")
-    p.add_argument("--json", action="store_true", help=jsondoc.HELP)
+    p.add_argument("--json", action="store_true", help=jsondoc.help_for(JSON_KEYS))
     cli.add_distributed_flags(p)
 
 

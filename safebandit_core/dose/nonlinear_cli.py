@@ -27,7 +27,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help=f"function class: {', '.join(CLASS_KINDS)} (default {d.function_class})")
     p.add_argument("--size", type=int, default=d.size, help=f"members per class |F|, in [1, {MAX_SIZE}]")
     p.add_argument("--hidden", type=int, default=d.hidden, help="hidden tanh units of the mlp class")
-    dose_cli.add_rule_arguments(p, d, "first seed (it also draws the classes)")
+    dose_cli.add_rule_arguments(p, d, "first seed (it also draws the classes)", ("class", "size"))
 
 
 def settings_from_args(args: argparse.Namespace) -> NonlinearSettings:
@@ -46,8 +46,7 @@ def run_command(args: argparse.Namespace) -> int:
         result = run_model(FAMILY, s, args.device)
     except SettingsError as err:  # the memory check before the run
         raise cli.CliError(cli.settings_error_line(err, _FLAGS)) from None
-    doc = cli.run_document(result, result.seconds, ("size", "d", "tau", "delta", "delta_prime", "kappa_r",
-                                                    "kappa_c", "g"), **{"class": s.function_class})
+    doc = cli.run_document(result, result.seconds, ("size", *dose_cli.JSON_FIELDS), **{"class": s.function_class})
     doc["device"] = used
     if out_path is not None:
         cli.write_frame(M.tidy(result), out_path)

@@ -37,6 +37,8 @@ _FLAGS = {"data": "--file", "path": "--file", "data_hash": "--file", "context": 
           "tau": "--tau", "delta": "--delta", "delta_prime": "--delta-prime", "lam": "--lam", "eps": "--eps"}
 FIT_FIELDS = ("rows_used", "rows_dropped", "d", "r2_reward", "r2_cost", "heldout_r2_reward", "heldout_r2_cost",
               "kappa_r", "kappa_c")
+JSON_FIELDS = ("tau", "delta", "delta_prime", "g")
+"""The settings fields ``--json`` repeats at its top level."""
 EXAMPLE_COLUMNS = "; default: the built-in synthetic dose log's"
 
 
@@ -77,7 +79,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--policy", default="all", help=f"one of {', '.join(NAMES)}, or 'all' (default)")
     p.add_argument("--device", default=None, help="cpu, gpu or an id like gpu:1 (default: GPU when present)")
     p.add_argument("--precision", default="auto", help="float64, float32 or auto (float64 on CPU, float32 on GPU)")
-    p.add_argument("--json", action="store_true", help=jsondoc.HELP)
+    p.add_argument("--json", action="store_true", help=jsondoc.help_for((*JSON_FIELDS, "settings", *FIT_FIELDS, "fit")))
     p.add_argument("--out", default=None, help="write the tidy per-round frame to FILE.csv or FILE.parquet")
 
 
@@ -125,7 +127,7 @@ def run_command(args: argparse.Namespace) -> int:
     result = run_model(run.family, run.settings, args.device)
     seconds = time.perf_counter() - start
     report = run.report()
-    doc = cli.run_document(result, seconds, ("tau", "delta", "delta_prime", "g"),
+    doc = cli.run_document(result, seconds, JSON_FIELDS,
                            **{k: report[k] for k in FIT_FIELDS}, fit=report)
     if out_path is not None:
         cli.write_frame(M.tidy(result), out_path)

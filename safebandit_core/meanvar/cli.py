@@ -23,6 +23,9 @@ HELP = "Conservative mean-variance bandits (One-size-fits-all, AAAI 2021, §4): 
 FLAGS = {"policies": "--policy", "K": "--K", "alpha": "--alpha", "mu0": "--mu0", "rho": "--rho", "T": "--T",
          "seeds": "--seeds", "base_seed": "--base-seed", "precision": "--precision"}
 
+JSON_FIELDS = ("K", "alpha", "mu0", "rho", "base_seed")
+"""The settings fields ``--json`` repeats at its top level."""
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The ``mv`` flags; defaults are :class:`MVSettings`' defaults."""
@@ -40,7 +43,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--device", choices=("cpu", "gpu"), default=None, help="device (default: GPU when present)")
     parser.add_argument("--precision", choices=_device.PRECISIONS, default=None,
                         help="float precision (default: float64 on the CPU, float32 on a GPU)")
-    parser.add_argument("--json", action="store_true", help=jsondoc.HELP)
+    parser.add_argument("--json", action="store_true", help=jsondoc.help_for(
+        (*JSON_FIELDS, "settings", "assumption_ok", "assumption", "out"), "out only with --out"))
     parser.add_argument("--out", default=None, help="write the per-round tidy frame to FILE.csv or FILE.parquet")
 
 
@@ -61,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
     seconds = time.perf_counter() - start
 
     ok = assumption_ok(settings.alpha, settings.mu0, settings.rho)
-    result = cli.run_document(result_run, round(seconds, 4), ("K", "alpha", "mu0", "rho", "base_seed"),
+    result = cli.run_document(result_run, round(seconds, 4), JSON_FIELDS,
                               assumption_ok=ok,
                               assumption=assumption_text(settings.alpha, settings.mu0, settings.rho))
     result["device"] = device_label
