@@ -47,7 +47,7 @@ HEATMAPS: tuple[tuple[str, str, Callable[[pd.DataFrame], bool], dict[str, Any], 
       "z_title": "min slack", "fmt": ".3g", "colorscale": "RdBu", "zmid": 0.0},
      "How far the runs stayed on the safe side of the constraint at their worst round; below 0 (✗) it broke at "
      "least once."),
-    ("default_pulls", "default_pulls", lambda c: "default_pulls" in c,
+    ("default_pulls", "default_pulls_mean", lambda c: "default_pulls_mean" in c,
      {"title": "How often the safe default was played: N₀(T) (mean over seeds)", "z_title": "N₀(T)", "fmt": ".4g",
       "safe_col": None, "colorscale": "Blues"},
      "Plays of the safe default by the end: the price of safety in plays. Fewer means the learner trusted its "
@@ -55,7 +55,7 @@ HEATMAPS: tuple[tuple[str, str, Callable[[pd.DataFrame], bool], dict[str, Any], 
 )
 TABLE = {"label": "policy", "cum_regret_mean": "final regret (mean)", "cum_regret_lo": "95 % low",
          "cum_regret_hi": "95 % high", "violation_rate": "violation rate", "min_slack": "min slack",
-         "default_pulls": "N₀(T)", "safe": "safe"}
+         "default_pulls_mean": "N₀(T)", "safe": "safe"}
 
 
 def values_key(kind: str, field: str) -> str:
@@ -155,7 +155,8 @@ def show(spec: sweep.SweepSpec, run: Any, stored: bool, seconds: float) -> None:
     fx, fy = spec.axes
     names = {fx: sweep.symbol(fx), fy: sweep.symbol(fy), **TABLE}
     table = per_cell[[c for c in names if c in per_cell.columns]].rename(columns=names)
-    shown = ("cum_regret_mean", "cum_regret_lo", "cum_regret_hi", "violation_rate", "min_slack", "default_pulls")
+    shown = ("cum_regret_mean", "cum_regret_lo", "cum_regret_hi", "violation_rate", "min_slack",
+             "default_pulls_mean")
     pagekit.number_table(table, {TABLE[c]: "%.4g" for c in shown if TABLE[c] in table})
     stem = f"sweep_{spec.kind}_{fx}_{fy}_T{spec.base.T}"
     downloads.downloads(spec, lambda: families.tidy(run), stem, summary=per_cell, figures=lambda: figures,

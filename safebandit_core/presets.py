@@ -56,7 +56,7 @@ METRICS: dict[str, str] = {
 _COLUMNS: dict[str, tuple[str, str | None, str | None]] = {
     "violation_rate": ("violation_rate", "violation_rate_lo", "violation_rate_hi"),
     "cum_regret": ("cum_regret_mean", "cum_regret_lo", "cum_regret_hi"),
-    "default_pulls": ("default_pulls", "default_pulls_lo", "default_pulls_hi"),
+    "default_pulls": ("default_pulls_mean", "default_pulls_lo", "default_pulls_hi"),
     "min_slack": ("min_slack", None, None),
 }
 CONSISTENT, INCONSISTENT, NOT_SHOWN = "consistent", "inconsistent", "not shown at this size"
@@ -655,9 +655,9 @@ def _check_gencb(result: PresetResult) -> Verdict:
     b = _by_policy(per_cell, base)
     label = b["label"].iloc[0]
     ours = (f"min slack {max(0.0, g['min_slack'].min()):.3g}; regret {g['cum_regret_mean'].mean():,.0f} vs "
-            f"{label} {b['cum_regret_mean'].mean():,.0f}; N₀ {g['default_pulls'].mean():,.0f} vs "
-            f"{b['default_pulls'].mean():,.0f}")
-    fewer = bool((g["default_pulls"] <= b["default_pulls"]).all())
+            f"{label} {b['cum_regret_mean'].mean():,.0f}; N₀ {g['default_pulls_mean'].mean():,.0f} vs "
+            f"{b['default_pulls_mean'].mean():,.0f}")
+    fewer = bool((g["default_pulls_mean"] <= b["default_pulls_mean"]).all())
     lower = bool((g["cum_regret_mean"] <= b["cum_regret_mean"]).all())
     if slack_ok and fewer and lower:
         return Verdict(ours, CONSISTENT)

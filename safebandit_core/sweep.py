@@ -249,8 +249,7 @@ def summarise_seeds(per_seed: pd.DataFrame, cells: Any, settings: Any) -> pd.Dat
         else:
             row["safe"] = bool(row["min_slack"] >= -SLACK_TOL)
         if "default_pulls" in part:
-            m, lo, hi = results.interval95(part["default_pulls"].to_numpy(), 0.0)
-            row.update(default_pulls=m, default_pulls_lo=lo, default_pulls_hi=hi)
+            row.update(results.aggregate(part["default_pulls"].to_numpy(), "default_pulls", 0.0))
         rows.append(row)
     return pd.DataFrame(rows)
 

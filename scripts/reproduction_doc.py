@@ -67,8 +67,8 @@ def cells_table(per_cell: pd.DataFrame) -> pd.DataFrame:
     if "violation_rate" in per_cell:
         out["violation rate [95 %]"] = [interval(r.violation_rate, r.violation_rate_lo, r.violation_rate_hi, 100, " %")
                                         for r in per_cell.itertuples()]
-    if "default_pulls" in per_cell:
-        out["N₀(T) [95 %]"] = [interval(r.default_pulls, r.default_pulls_lo, r.default_pulls_hi)
+    if "default_pulls_mean" in per_cell:
+        out["N₀(T) [95 %]"] = [interval(r.default_pulls_mean, r.default_pulls_lo, r.default_pulls_hi)
                                for r in per_cell.itertuples()]
         out["min slack"] = [f"{v:.3g}" for v in per_cell["min_slack"]]
     return out
