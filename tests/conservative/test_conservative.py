@@ -497,12 +497,15 @@ def _cli(*args: str) -> subprocess.Popen:
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
-def test_cli_json_contract(tmp_path):
+def test_cli_json_contract(tmp_path, capfd):
+    """In this process (its compiled functions reused), stdout read at the file-descriptor level as a process's."""
+    from safebandit_core.cli import main
+
     out_file = tmp_path / "runs.csv"
-    proc = _cli("--problem", "cccb", "--policy", "gencb", "--K", "6", "--d", "3", "--m", "2", "--alpha", "0.05",
-                "--T", "150", "--seeds", "2", "--device", "cpu", "--json", "--out", str(out_file))
-    stdout, stderr = proc.communicate(timeout=120)
-    assert proc.returncode == 0, stderr
+    code = main(["conservative", "--problem", "cccb", "--policy", "gencb", "--K", "6", "--d", "3", "--m", "2",
+                 "--alpha", "0.05", "--T", "150", "--seeds", "2", "--device", "cpu", "--json", "--out", str(out_file)])
+    stdout, stderr = capfd.readouterr()
+    assert code == 0, stderr
     lines = [ln for ln in stdout.splitlines() if ln.strip()]
     assert len(lines) == 1
     report = json.loads(lines[0])
