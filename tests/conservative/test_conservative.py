@@ -473,6 +473,7 @@ def test_padded_runs_equal_replays_of_their_own_stream(shape):
 
 # ----------------------------------------------------------------------------- seed 001's CMAB
 
+@pytest.mark.slow
 def test_seed001_cmab_gencb_against_conucb():
     """K = 72, α = 0.05, μ_0 = 0.7, 5 seeds. GenCB pulls x_0 far less than ConUCB from the start;
     its regret is higher at T = 10⁴ (UCB is still exploring 72 arms; see the module report) and lower
