@@ -1,24 +1,45 @@
-"""The ``dose`` command line: its JSON contract, its files, and one-line messages for bad input."""
+"""The ``dose`` command line: its JSON contract, its files, and one-line messages for bad input.
+
+The command runs in this process (``cli.main``, output read at the file-descriptor level), so it reuses this
+process's compiled functions; one test starts real processes for what only a process shows (exit code, streams)."""
 
 from __future__ import annotations
 
 import json
 import subprocess
 import sys
+from types import SimpleNamespace
 
 import pandas as pd
 import pytest
 
+from safebandit_core import cli as router
 from safebandit_core import jsondoc
 from tests.conftest import ROOT
 
 
-def cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "safebandit_core", *args], cwd=ROOT, capture_output=True, text=True,
-                          timeout=300)
+@pytest.fixture
+def cli(capfd, monkeypatch, tmp_path):
+    """``python -m safebandit_core ARGS`` run in this process: returncode, stdout and stderr as a process gives."""
+    monkeypatch.chdir(tmp_path)
+
+    def call(*args: str) -> SimpleNamespace:
+        capfd.readouterr()
+        try:
+            code = router.main(list(args))
+        except SystemExit as exc:  # argparse's own errors
+            code = exc.code
+        out, err = capfd.readouterr()
+        return SimpleNamespace(returncode=code, stdout=out, stderr=err)
+    return call
 
 
-def test_json_contract_and_out_file(tmp_path):
+def process(*args: str) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "safebandit_core", *args], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+
+
+def test_json_contract_and_out_file(tmp_path, cli):
     out = tmp_path / "run.parquet"
     res = cli("dose", "--policy", "hpucb", "--d", "3", "--T", "200", "--tau", "0.5", "--delta", "0.05",
               "--delta-prime", "0.05", "--noise", "0.3", "--seeds", "2", "--device", "cpu", "--json", "--out", str(out))
@@ -38,7 +59,7 @@ def test_json_contract_and_out_file(tmp_path):
     assert {"policy", "seed", "t", "alpha", "cost", "est_upper", "true_upper", "regret"} <= set(frame.columns)
 
 
-def test_text_output_and_csv(tmp_path):
+def test_text_output_and_csv(tmp_path, cli):
     out = tmp_path / "run.csv"
     res = cli("dose", "--policy", "all", "--d", "2", "--T", "50", "--seeds", "1", "--out", str(out))
     assert res.returncode == 0, res.stderr
@@ -66,10 +87,23 @@ def test_text_output_and_csv(tmp_path):
         (["--out", "x.txt"], "--out", ".csv"),
     ],
 )
-def test_bad_input_exits_2_with_one_line(args, flag, allowed):
+def test_bad_input_exits_2_with_one_line(args, flag, allowed, cli):
     res = cli("dose", *args)
     assert res.returncode == 2
     lines = res.stderr.strip().splitlines()
     assert len(lines) == 1, res.stderr
     assert flag in lines[0] and allowed in lines[0]
     assert "Traceback" not in res.stderr and res.stdout == ""
+
+
+def test_bad_input_as_a_process():
+    """The same one-line messages and exit code 2 from real processes (started together)."""
+    picked = [(["--tau", "0"], "--tau", "> 0"), (["--policy", "thompson"], "--policy", "hpucb")]
+    procs = [(process("dose", *args), flag, allowed) for args, flag, allowed in picked]
+    for proc, flag, allowed in procs:
+        stdout, stderr = proc.communicate(timeout=300)
+        assert proc.returncode == 2, stderr
+        lines = stderr.strip().splitlines()
+        assert len(lines) == 1, stderr
+        assert flag in lines[0] and allowed in lines[0]
+        assert "Traceback" not in stderr and stdout == ""

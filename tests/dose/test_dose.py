@@ -190,6 +190,7 @@ def test_periodic_refresh_keeps_float32_close_to_float64():
 
 
 # ---------------------------------------------------------------- the paper's guarantee, statistically
+@pytest.mark.slow
 def test_violation_rates_heteroscedastic():
     """≥ 2·10⁵ rounds per policy (20 seeds × 10⁴), σ = 0.3, τ = 0.1, δ = 0.05: HPC-UCB ≤ δ, On-Expectation far above."""
     s = DoseSettings(policies=("hpucb", "on_expectation"), d=5, T=10_000, seeds=20, tau=0.1, delta=0.05,

@@ -388,11 +388,13 @@ def run_cli(*args):
                           timeout=120, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
 
 
-def test_cli_json_contract():
-    proc = run_cli("--policy", "mvcucb", "--K", "5", "--alpha", "0.1", "--mu0", "0.7", "--rho", "30", "--T", "200",
-                   "--seeds", "3", "--device", "cpu", "--json")
-    assert proc.returncode == 0, proc.stderr
-    data = json.loads(proc.stdout)
+def test_cli_json_contract(mv_router, capfd):
+    """In this process (its compiled functions reused), stdout read at the file-descriptor level as a process's."""
+    code = mv_router(["mv", "--policy", "mvcucb", "--K", "5", "--alpha", "0.1", "--mu0", "0.7", "--rho", "30", "--T",
+                      "200", "--seeds", "3", "--device", "cpu", "--json"])
+    out, err = capfd.readouterr()
+    assert code == 0, err
+    data = json.loads(out)
     assert jsondoc.problems(data) == []
     assert {"K", "T", "seeds", "base_seed", "alpha", "mu0", "rho", "assumption_ok", "assumption", "seconds", "device",
             "precision", "kind", "settings"} <= set(data)
