@@ -29,5 +29,5 @@ def run(args: argparse.Namespace) -> int:
                            T=args.T, seeds=args.seeds, base_seed=args.base_seed).validate()
     start = time.perf_counter()
     result = families.run(settings)
-    cli.emit(cli.grouped(cli.run_rows(result, time.perf_counter() - start, ("p0", "p1"))), args.json)
+    cli.emit(cli.run_document(result, time.perf_counter() - start, ("p0", "p1")), args.json)
     return 0

@@ -156,6 +156,6 @@ def test_every_pages_first_load_leaves_the_console_and_the_server_log_clean(brow
             if console.unexpected():
                 found[spec.path] = console.unexpected()
             context.close()
-    lines = [line for line in log.read_text().splitlines()
-             if "WARNING" in line or "Traceback" in line or "Error" in line]
-    assert found == {} and lines == [], (found, lines[:10])
+    text = log.read_text().splitlines()
+    lines = [i for i, line in enumerate(text) if "WARNING" in line or "Traceback" in line or "Error" in line]
+    assert found == {} and lines == [], (found, "\n".join(text[lines[0]:lines[0] + 40]) if lines else "")
