@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 
-from .. import cli
+from .. import clikit
 from .. import model as M
 from ..progress import run_model
 from ..settings import SettingsError
@@ -41,12 +41,12 @@ def settings_from_args(args: argparse.Namespace) -> NonlinearSettings:
 def run_command(args: argparse.Namespace) -> int:
     """Validate, run, print the summary and optionally write the per-round frame."""
     s = settings_from_args(args)
-    out_path = cli.check_out_path(args.out)
-    used = cli.check_device(args.device)
+    out_path = clikit.check_out_path(args.out)
+    used = clikit.check_device(args.device)
     try:
         result = run_model(FAMILY, s, args.device)
     except SettingsError as err:  # the memory check before the run
-        raise cli.CliError(cli.settings_error_line(err, _FLAGS)) from None
+        raise clikit.CliError(clikit.settings_error_line(err, _FLAGS)) from None
     rows = []
     for row in M.summary(result).to_dict("records"):
         rows.append({
@@ -60,7 +60,7 @@ def run_command(args: argparse.Namespace) -> int:
             "seconds": result.seconds, "settings": dataclasses.asdict(s),
         })
     if out_path is not None:
-        cli.write_frame(M.tidy(result), out_path)
+        clikit.write_frame(M.tidy(result), out_path)
     lines = [f"non-linear dose model ({s.function_class}, |F| = {s.size}), {s.T} rounds x {s.seeds} seeds on {used} "
              f"({result.precision}), {result.seconds:.2f} s"]
     lines += [f"warning: {w}" for w in warnings_for(s)]
@@ -69,7 +69,7 @@ def run_command(args: argparse.Namespace) -> int:
     else:
         shared = {k: v for k, v in rows[0].items() if all(r[k] == v for r in rows)}
         out = {**shared, "policy": "all", "by_policy": [{k: v for k, v in r.items() if k not in shared} for r in rows]}
-    cli.emit(out, args.json, lines)
+    clikit.emit(out, args.json, lines)
     return 0
 
 
