@@ -14,8 +14,8 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
+from safebandit_core import captions, families, sweep
 from safebandit_core import conservative as cb
-from safebandit_core import families, sweep
 from safebandit_core.conservative import BASELINE, LABELS, ConservativeSettings
 from safebandit_core.conservative.settings import FEATURES, MAX_T, SUPER_ARMS
 from safebandit_core.settings import SettingsError
@@ -193,10 +193,10 @@ def sentences(slots: dict[str, Any], s: ConservativeSettings, frame: pd.DataFram
     """The comparisons, each computed from this run: regret, default pulls, slack, the zoom window."""
     base = BASELINE[s.problem]
     slots["zoom_note"].caption(vc.zoom_sentence(frame, best, vc.early_window(s.T, zoom / 100)))
-    slots["slack_note"].markdown(vc.slack_sentence(vc.negative_slack(frame)))
+    slots["slack_note"].markdown(captions.slack_runs(vc.negative_slack(frame)))
     if {"gencb", base} <= set(summary["policy"]):
-        slots["regret_note"].markdown(vc.regret_verdict(summary, "gencb", base, s.seeds, s.K))
-        slots["pulls_note"].markdown(vc.default_pulls_sentence(summary, "gencb", base))
+        slots["regret_note"].markdown(captions.regret_verdict(summary, "gencb", base, s.seeds, s.K))
+        slots["pulls_note"].markdown(captions.default_pulls_sentence(summary, "gencb", base))
 
 
 def crossover(s: ConservativeSettings, ctx: shell.RunContext) -> None:
@@ -214,7 +214,7 @@ def crossover(s: ConservativeSettings, ctx: shell.RunContext) -> None:
         if frame is not None:
             st.plotly_chart(vc.horizons_figure(frame), key="crossover")
             inst = cb.make_instance(s)
-            st.caption(vc.crossover_caption(frame, "gencb", base, inst.best - inst.mu0))
+            st.caption(captions.crossover_caption(frame, "gencb", base, inst.best - inst.mu0))
 
 
 def main() -> None:

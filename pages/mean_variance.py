@@ -13,7 +13,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from safebandit_core import families
+from safebandit_core import captions, families
 from safebandit_core import meanvar as mv
 from safebandit_core.meanvar import FAMILY, LABELS, NAMES, RISK_BOUND, MVSettings, assumption_ok, assumption_text
 from safebandit_core.model import Run
@@ -183,8 +183,8 @@ def sentences(slots: dict[str, Any], s: MVSettings, frame: pd.DataFrame, summary
     """The comparisons, each computed from this run: regret, default pulls, the zoom window."""
     slots["zoom_note"].caption(vm.zoom_sentence(frame, mv.best_mv(s), vc.early_window(s.T, zoom / 100)))
     if set(NAMES) <= set(summary["policy"]):
-        slots["regret_note"].markdown(vc.ranking(summary, "mvcucb", "mvucb", s.seeds))
-        slots["pulls_note"].markdown(vc.default_pulls_sentence(summary, "mvcucb", "mvucb"))
+        slots["regret_note"].markdown(captions.ranking(summary, "mvcucb", "mvucb", s.seeds))
+        slots["pulls_note"].markdown(captions.default_pulls_sentence(summary, "mvcucb", "mvucb"))
 
 
 def main() -> None:
@@ -213,7 +213,7 @@ def main() -> None:
     with slots["verdict"]:
         verdict(neg)
     sentences(slots, s, frame, summary, zoom)
-    pagekit.conservative_summary(summary["label"], summary, "T·R̃", "regret")
+    pagekit.conservative_summary(summary["label"], summary, "T·R̃", "cum_regret")
     scrub.section(s, ctx)
     tools.panel("mv", run, summary, None, lambda: figures)
     downloads.downloads(s, lambda: families.tidy(run), f"mean_variance_T{s.T}_K{s.K}_rho{s.rho:g}_seed{s.base_seed}",

@@ -28,7 +28,7 @@ CONTROLS: dict[str, Control] = {"T": Control("sweep_T", "Rounds T", 100, 200_000
 integer = functools.partial(forms.integer, CONTROLS)
 # (name, column, shown when the cell summary's columns pass, heatmap options, caption) of every phase diagram.
 HEATMAPS: tuple[tuple[str, str, Callable[[pd.DataFrame], bool], dict[str, Any], str], ...] = (
-    ("regret", "regret_mean", lambda c: True,
+    ("regret", "cum_regret_mean", lambda c: True,
      {"title": "What safety costs: cumulative regret at T (mean over seeds)", "z_title": "regret", "fmt": ".4g",
       "safe_col": None},
      "Each square is one setting (mean over seeds); the policies share one colour scale. Reading along an axis "
@@ -42,14 +42,15 @@ HEATMAPS: tuple[tuple[str, str, Callable[[pd.DataFrame], bool], dict[str, Any], 
       "z_title": "min slack", "fmt": ".3g", "colorscale": "RdBu", "zmid": 0.0},
      "How far the runs stayed on the safe side of the constraint at their worst round; below 0 (✗) it broke at "
      "least once."),
-    ("default_pulls", "default_pulls", lambda c: "default_pulls" in c,
+    ("default_pulls", "default_pulls_mean", lambda c: "default_pulls_mean" in c,
      {"title": "How often the safe default was played: N₀(T) (mean over seeds)", "z_title": "N₀(T)", "fmt": ".4g",
       "safe_col": None, "colorscale": "Blues"},
      "Plays of the safe default by the end: the price of safety in plays. Fewer means the learner trusted its "
      "estimates sooner."),
 )
-TABLE = {"label": "policy", "regret_mean": "final regret (mean)", "regret_lo": "95 % low", "regret_hi": "95 % high",
-         "violation_rate": "violation rate", "min_slack": "min slack", "default_pulls": "N₀(T)", "safe": "safe"}
+TABLE = {"label": "policy", "cum_regret_mean": "final regret (mean)", "cum_regret_lo": "95 % low",
+         "cum_regret_hi": "95 % high", "violation_rate": "violation rate", "min_slack": "min slack",
+         "default_pulls_mean": "N₀(T)", "safe": "safe"}
 
 
 def values_key(kind: str, field: str) -> str:
@@ -149,8 +150,9 @@ def show(spec: sweep.SweepSpec, run: Any, stored: bool, seconds: float) -> None:
     fx, fy = spec.axes
     names = {fx: sweep.symbol(fx), fy: sweep.symbol(fy), **TABLE}
     table = per_cell[[c for c in names if c in per_cell.columns]].rename(columns=names)
-    pagekit.number_table(table, {TABLE[c]: "%.4g" for c in ("regret_mean", "regret_lo", "regret_hi", "violation_rate",
-                                                            "min_slack", "default_pulls") if TABLE[c] in table})
+    shown = ("cum_regret_mean", "cum_regret_lo", "cum_regret_hi", "violation_rate", "min_slack",
+             "default_pulls_mean")
+    pagekit.number_table(table, {TABLE[c]: "%.4g" for c in shown if TABLE[c] in table})
     stem = f"sweep_{spec.kind}_{fx}_{fy}_T{spec.base.T}"
     downloads.downloads(spec, lambda: families.tidy(run), stem, summary=per_cell, figures=lambda: figures,
                         device=run.device, precision=run.precision)

@@ -1,8 +1,10 @@
 """Sentences computed from a run: every comparison a page prints comes from the numbers it shows.
 
-Pure functions of a summary frame (:func:`safebandit_core.model.summary`) and the settings, so
-a caption flips when the numbers flip, and tests can check both sides. Nothing here is
-hard-coded about which policy wins: HPC-UCB is "below δ" only when its rate is.
+The one module that puts runs into words. Pure functions of a summary frame
+(:func:`safebandit_core.model.summary`), a frame over horizons (:func:`safebandit_core.sweep.over_horizons`)
+or a tidy per-round frame, and the settings, so a caption flips when the numbers flip, and tests can check
+both sides. Nothing here is hard-coded about which policy wins: HPC-UCB is "below δ" only when its rate is.
+Who overtakes whom over horizons is read by one rule (:func:`first_flip`).
 """
 
 from __future__ import annotations
@@ -10,9 +12,11 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 ROUND_OFF = 1e-9
+SEEDS_NOTE = "mean over runs"
 
 
 def number(v: float, digits: int = 3) -> str:
@@ -74,27 +78,6 @@ def regret_order(summary: pd.DataFrame, T: int) -> str:
     return text
 
 
-def crossover(horizons: pd.DataFrame, first: str, other: str) -> str:
-    """Where, over runs of growing horizon, the order of two policies' regret changes (or that it does not)."""
-    a = horizons[horizons["policy"] == first].set_index("T")["cum_regret_mean"]
-    b = horizons[horizons["policy"] == other].set_index("T")["cum_regret_mean"]
-    la = horizons.loc[horizons["policy"] == first, "label"].iloc[0]
-    lb = horizons.loc[horizons["policy"] == other, "label"].iloc[0]
-    ahead = (a < b).to_dict()
-    Ts = sorted(ahead)
-    if all(ahead.values()):
-        return f"{la} has less regret than {lb} at every horizon tried (T = {Ts[0]:,} to {Ts[-1]:,})."
-    if not any(ahead.values()):
-        return (f"{lb} has less regret than {la} at every horizon tried (up to T = {Ts[-1]:,}); "
-                "raise the horizon to see whether the order changes.")
-    for lo, hi in zip(Ts, Ts[1:], strict=False):
-        if ahead[lo] != ahead[hi]:
-            lead, lag = (la, lb) if ahead[hi] else (lb, la)
-            return (f"{lead} overtakes {lag} between T = {lo:,} and T = {hi:,}: before that {lag} has less regret, "
-                    f"after it {lead} does.")
-    return ""
-
-
 def slack_sentence(summary: pd.DataFrame, policy: str) -> str:
     """Whether a policy's slack stayed non-negative in every round of every run (round-off shown as 0)."""
     row = summary[summary["policy"] == policy]
@@ -105,6 +88,160 @@ def slack_sentence(summary: pd.DataFrame, policy: str) -> str:
     if m >= -ROUND_OFF:
         return f"{r['label']}'s slack never went below 0 (smallest {number(max(m, 0.0))}): the constraint held."
     return f"{r['label']}'s slack went below 0 (smallest {number(m)}): the constraint was broken."
+
+
+def slack_runs(neg: pd.DataFrame) -> str:
+    """Per policy of :func:`safebandit_core.viz.conservative.negative_slack`'s table (``policy, runs_broken, runs,
+    first_negative_t, min_slack``): whether its slack stayed ≥ 0 in every run of this one."""
+    parts = []
+    for row in neg.itertuples(index=False):
+        if row.runs_broken:
+            parts.append(f"{row.policy}'s slack went below 0 in {row.runs_broken} of {row.runs} runs (first at "
+                         f"t = {row.first_negative_t:,}, smallest {row.min_slack:.3g})")
+        else:
+            parts.append(f"{row.policy}'s slack stayed ≥ 0 in all {row.runs} runs (smallest {row.min_slack:.3g})")
+    return "; ".join(parts) + "." if parts else ""
+
+
+def _row(summary: pd.DataFrame, policy: str) -> pd.Series:
+    return summary[summary["policy"] == policy].iloc[0]
+
+
+def ranking(summary: pd.DataFrame, first: str, other: str, seeds: int) -> str:
+    """Which of two policies has the lower mean final regret over the ``seeds`` runs of this run, with both numbers."""
+    a, b = _row(summary, first), _row(summary, other)
+    T = int(a["rounds"])
+    runs = f" (mean of {seeds} runs)" if seeds > 1 else ""
+    if a["cum_regret_mean"] == b["cum_regret_mean"]:
+        return f"At T = {T:,}{runs} {a['label']} and {b['label']} have the same regret, {a['cum_regret_mean']:,.1f}."
+    low, high = (a, b) if a["cum_regret_mean"] < b["cum_regret_mean"] else (b, a)
+    return (f"At T = {T:,}{runs} **{low['label']} has the lower regret**: {low['cum_regret_mean']:,.1f} "
+            f"against {high['label']}'s {high['cum_regret_mean']:,.1f}.")
+
+
+def lower_regret(summary: pd.DataFrame, first: str, other: str) -> bool:
+    """Whether ``first`` has a lower mean final regret than ``other`` in this run."""
+    return bool(_row(summary, first)["cum_regret_mean"] < _row(summary, other)["cum_regret_mean"])
+
+
+def regret_verdict(summary: pd.DataFrame, first: str, other: str, seeds: int, arms: int) -> str:
+    """:func:`ranking` of GenCB (``first``) against a baseline; when the baseline wins, the horizon it holds at.
+
+    GenCB's learner still explores its ``arms`` arms early on, while the baseline's default pulls
+    grow with T (δ = 1/T), so a ranking in the baseline's favour may turn at a longer horizon.
+    """
+    text = ranking(summary, first, other, seeds)
+    if lower_regret(summary, first, other):
+        return text
+    a, b = _row(summary, first), _row(summary, other)
+    return text + (f" This holds at T = {int(a['rounds']):,}: {a['label']} is still paying for exploring its "
+                   f"{arms} arms, while {b['label']}'s default pulls keep growing with T. Raise T, or open *Regret "
+                   f"over horizons* below, to see whether {a['label']} overtakes it.")
+
+
+def default_pulls_sentence(summary: pd.DataFrame, first: str, other: str) -> str:
+    """How often each of two policies fell back on the default arm per run, and which did so less."""
+    a, b = _row(summary, first), _row(summary, other)
+    na, nb = float(a["default_pulls_mean"]), float(b["default_pulls_mean"])
+    verdict = ("as often" if na == nb else
+               f"{a['label'] if na < nb else b['label']} held back less")
+    return (f"{a['label']} played the default arm {na:,.1f} times per run, {b['label']} {nb:,.1f} times: "
+            f"{verdict}.")
+
+
+def first_flip(flags: np.ndarray, to: bool | None = None) -> int | None:
+    """The first index i ≥ 1 where ``flags[i]`` differs from ``flags[i - 1]`` (and, given ``to``, equals it);
+    None when there is none. The one rule for "who overtakes whom"."""
+    flags = np.asarray(flags, dtype=bool)
+    for i in range(1, flags.size):
+        if flags[i] != flags[i - 1] and (to is None or flags[i] == to):
+            return i
+    return None
+
+
+def _pair(frame: pd.DataFrame, first: str, other: str, x: str, value: str) -> tuple[pd.Series, pd.Series, str, str]:
+    """``value`` of ``first`` and ``other`` indexed by ``x`` (sorted), and their labels."""
+    a, b = (frame[frame["policy"] == p].set_index(x)[value].sort_index() for p in (first, other))
+    la, lb = (str(frame.loc[frame["policy"] == p, "label"].iloc[0]) for p in (first, other))
+    return a, b, la, lb
+
+
+def crossover(horizons: pd.DataFrame, first: str, other: str) -> str:
+    """Where, over runs of growing horizon, the order of two policies' regret changes (or that it does not)."""
+    a, b, la, lb = _pair(horizons, first, other, "T", "cum_regret_mean")
+    ahead = (a < b).to_numpy()
+    Ts = a.index.to_numpy()
+    if ahead.all():
+        return f"{la} has less regret than {lb} at every horizon tried (T = {Ts[0]:,} to {Ts[-1]:,})."
+    if not ahead.any():
+        return (f"{lb} has less regret than {la} at every horizon tried (up to T = {Ts[-1]:,}); "
+                "raise the horizon to see whether the order changes.")
+    i = first_flip(ahead)
+    lead, lag = (la, lb) if ahead[i] else (lb, la)
+    return (f"{lead} overtakes {lag} between T = {Ts[i - 1]:,} and T = {Ts[i]:,}: before that {lag} has less regret, "
+            f"after it {lead} does.")
+
+
+def crossing(horizons: pd.DataFrame, first: str, other: str) -> tuple[int, int, float] | None:
+    """Where ``first``'s regret over horizons drops below ``other``'s: (horizon before, horizon after, estimate).
+
+    The estimate interpolates the difference of the means linearly in T between the two horizons;
+    None when ``first`` is not behind at one horizon and ahead (or level) at the next.
+    """
+    a, b, _, _ = _pair(horizons, first, other, "T", "cum_regret_mean")
+    T, d = a.index.to_numpy(), (a - b).to_numpy()
+    i = first_flip(d <= 0, to=True)
+    if i is None:
+        return None
+    est = T[i - 1] + (T[i] - T[i - 1]) * d[i - 1] / (d[i - 1] - d[i])
+    return int(T[i - 1]), int(T[i]), float(est)
+
+
+def crossover_caption(horizons: pd.DataFrame, first: str, other: str, gap: float) -> str:
+    """The crossover chart in words: who has the lower regret where, and why (from the default pulls shown).
+
+    ``gap`` is the regret of one default pull, μ_best − μ₀.
+    """
+    a, b, la, lb = _pair(horizons, first, other, "T", "cum_regret_mean")
+    na, nb = (p.to_numpy() for p in _pair(horizons, first, other, "T", "default_pulls_mean")[:2])
+    T, ra, rb = a.index.to_numpy(), a.to_numpy(), b.to_numpy()
+    cross = crossing(horizons, first, other)
+    if cross is not None:
+        lo, hi, est = cross
+        text = (f"{la} overtakes {lb} between T = {lo:,} and T = {hi:,} (about T ≈ {est:,.0f}, interpolating "
+                f"linearly); at T = {T[-1]:,} its regret is {ra[-1]:,.1f} against {rb[-1]:,.1f}.")
+    elif ra[-1] < rb[-1]:
+        text = f"{la} has the lower regret at T = {T[-1]:,}: {ra[-1]:,.1f} against {rb[-1]:,.1f}."
+    else:
+        text = (f"Up to T = {T[-1]:,} {lb} keeps the lower regret ({rb[-1]:,.1f} against {la}'s {ra[-1]:,.1f}); "
+                "a longer horizon may be needed to see a crossover.")
+    if len(T) >= 2:
+        text += (f" Between T = {T[-2]:,} and T = {T[-1]:,}, {lb} added {nb[-1] - nb[-2]:,.0f} default pulls per run "
+                 f"and {la} {na[-1] - na[-2]:,.0f}; each costs μ_best − μ₀ = {gap:.3g} in regret.")
+    if len(T) >= 2 and nb[-1] - nb[-2] > na[-1] - na[-2]:
+        text += (f" Why: {lb} explores only when its lower confidence bounds (δ = 1/T) allow it, so it keeps "
+                 f"falling back on the default arm as T grows; {la} falls back only while a worthless pull could "
+                 "break the rule, so once it has earned enough slack its default pulls level off and what is left "
+                 "is the exploration cost of its learner, which grows more slowly than T.")
+    return text
+
+
+def overtake(frame: pd.DataFrame, first: str, other: str, T: int) -> str:
+    """From which round on ``first``'s mean cumulative regret stays below ``other``'s in this run (or that it never
+    does, or always does); ``frame`` is a tidy frame with ``policy`` ids, ``label``, ``t`` and ``cum_regret``."""
+    if not {first, other} <= set(frame["policy"].astype(str)):
+        return ""
+    curve = frame.groupby([frame["policy"].astype(str), "t"])["cum_regret"].mean()
+    a, b = curve.loc[first].to_numpy(), curve.loc[other].to_numpy()
+    la, lb = (str(frame.loc[frame["policy"] == p, "label"].iloc[0]) for p in (first, other))
+    behind = np.flatnonzero(a >= b)
+    if not behind.size:
+        return f"{la} has less regret than {lb} in every round of this run (T = {T:,}, {SEEDS_NOTE})."
+    last = int(curve.loc[first].index[behind[-1]])
+    if last >= T:
+        return (f"At the end of this run (T = {T:,}) {la} still has at least as much regret as {lb} ({SEEDS_NOTE}); "
+                "a longer horizon may change the order.")
+    return f"From round {last + 1:,} on, {la} has less regret than {lb} ({SEEDS_NOTE}; the run ends at T = {T:,})."
 
 
 def is_round_off(v: Any) -> bool:

@@ -18,7 +18,7 @@ from typing import Any
 
 import pandas as pd
 
-from . import distributed, outputs
+from . import distributed, jsondoc, outputs
 from .settings import SettingsError, echo
 from .uploads import UploadError
 
@@ -41,25 +41,23 @@ def settings_error_line(err: SettingsError, flags: dict[str, str] | None = None)
     return f"error: {flag} must be {err.allowed}{shown}"
 
 
-def emit(summary: dict[str, Any] | list[dict[str, Any]], as_json: bool, text_lines: Sequence[str] = ()) -> None:
-    """Print a summary: exactly one JSON document with ``--json``, readable lines otherwise."""
+def emit(summary: dict[str, Any], as_json: bool, text_lines: Sequence[str] = ()) -> None:
+    """Print a summary: exactly one JSON document with ``--json`` (:mod:`safebandit_core.jsondoc`), readable lines
+    otherwise (one per key, one per row)."""
     if as_json:
         print(json.dumps(summary, default=_json_default))
         return
     for line in text_lines:
         print(line)
-    rows = summary if isinstance(summary, list) else [summary]
-    for row in rows:
-        for k, v in row.items():
-            if isinstance(v, dict):  # the settings object: JSON's business (--json), not a readable line
-                continue
-            if isinstance(v, list) and v and isinstance(v[0], dict):
-                for i, sub in enumerate(v, 1):
-                    print(f"  {k} {i}: " + ", ".join(f"{a}={b}" for a, b in sub.items() if not isinstance(b, dict)))
-                continue
-            print(f"  {k}: {v}")
-        if len(rows) > 1:
-            print()
+    for k, v in summary.items():
+        if isinstance(v, dict):  # the settings object: JSON's business (--json), not a readable line
+            continue
+        if isinstance(v, list) and v and isinstance(v[0], dict):
+            for sub in v:
+                print(f"  {sub.get('label', k)}: " + ", ".join(f"{a}={b}" for a, b in sub.items()
+                                                           if a != "label" and not isinstance(b, dict)))
+            continue
+        print(f"  {k}: {v}")
 
 
 def _json_default(obj: Any) -> Any:
@@ -86,38 +84,21 @@ def check_device(wanted: str | None) -> str:
     return device.describe(wanted)
 
 
-def run_rows(result: Any, seconds: float, fields: Sequence[str] = ()) -> list[dict[str, Any]]:
-    """One JSON row per policy of a finished run, with the keys every model command shares.
+def run_document(result: Any, seconds: float, fields: Sequence[str] = (), **extra: Any) -> dict[str, Any]:
+    """The ``--json`` object of a finished model run (the schema of :mod:`safebandit_core.jsondoc`).
 
-    Shared keys: ``kind, policy, label, T, seeds`` and the settings ``fields`` named, the summary's
-    columns (``cum_regret_mean``, ``cum_regret_std``, ``violation_rate`` with ``violation_rate_ci95``
-    or ``min_slack`` where the family has them, ...), ``device, precision, seconds, settings``.
+    Top level: ``kind, T, seeds``, the settings ``fields`` named, ``device, precision, seconds``, ``rows``
+    (one per policy: ``policy, label, cum_regret_mean, cum_regret_std, cum_regret_ci95``, then the family's
+    summary columns: ``violation_rate`` with ``violation_rate_ci95``, ``min_slack``, ...), ``settings`` and
+    ``extra``.
     """
     from .model import summary
     from .settings import to_dict
 
     s = result.settings
-    rows = []
-    for row in summary(result).to_dict("records"):
-        out: dict[str, Any] = {"kind": row.pop("kind"), "policy": row.pop("policy"), "label": row.pop("label"),
-                               "T": s.T, "seeds": s.seeds}
-        out.update({f: getattr(s, f) for f in fields})
-        if "violation_rate_lo" in row:
-            out["violation_rate"] = row.pop("violation_rate")
-            out["violation_rate_ci95"] = [row.pop("violation_rate_lo"), row.pop("violation_rate_hi")]
-        out.update(row)
-        out.update({"device": result.device, "precision": result.precision, "seconds": seconds,
-                    "settings": to_dict(s)})
-        rows.append(out)
-    return rows
-
-
-def grouped(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    """One row as it is; several as their shared keys plus ``policy: "all"`` and ``by_policy``."""
-    if len(rows) == 1:
-        return rows[0]
-    shared = {k: v for k, v in rows[0].items() if all(r.get(k) == v for r in rows)}
-    return {**shared, "policy": "all", "by_policy": [{k: v for k, v in r.items() if k not in shared} for r in rows]}
+    rows = jsondoc.rows_of(summary(result), drop=("kind", "rounds", "cell"))
+    return jsondoc.document(result.kind, s.T, s.seeds, result.device, result.precision, seconds, rows,
+                            **{f: getattr(s, f) for f in fields}, settings=to_dict(s), **extra)
 
 
 def write_frame(frame: pd.DataFrame, path: Path) -> None:

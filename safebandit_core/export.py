@@ -313,7 +313,7 @@ def grid_figures(result: presets.PresetResult) -> dict[str, go.Figure]:
         third = fields[2]
         groups = [(f"grid_regret_{third}{v:g}", f", {sweep.symbol(third)} = {v:g}",
                    per_cell[per_cell[third] == v]) for v in sorted(per_cell[third].unique())]
-    return {name: vr.heatmap_figure(part, x, y, "regret_mean", title=f"Cumulative regret at T over the grid{extra} "
+    return {name: vr.heatmap_figure(part, x, y, "cum_regret_mean", title=f"Cumulative regret at T over the grid{extra} "
                                     "(✗: the slack went below 0)", z_title="regret", x_title=sweep.symbol(x),
                                     y_title=sweep.symbol(y), fmt=".4g")
             for name, extra, part in groups}

@@ -520,8 +520,10 @@ def cell(run_: Run, i: int) -> Run:
                precision=run_.precision, seconds=run_.seconds)
 
 
-SUMMARY_COLUMNS = ("kind", "policy", "label", "rounds", "cum_regret_mean", "cum_regret_std")
-"""Every summary starts with these; ``cum_regret_std`` is the sample std across seeds (ddof = 1)."""
+SUMMARY_COLUMNS = ("kind", "policy", "label", "rounds", "cum_regret_mean", "cum_regret_std", "cum_regret_lo",
+                   "cum_regret_hi")
+"""Every summary starts with these (:func:`safebandit_core.results.aggregate` of the per-seed final regret):
+``cum_regret_std`` is the sample std across seeds (ddof = 1), ``cum_regret_lo``/``_hi`` the 95 % interval."""
 
 TIDY_COLUMNS = ("kind", "policy", "label", "seed", "t")
 
@@ -539,10 +541,9 @@ def summary(run_: Run) -> pd.DataFrame:
         settings = run_.settings if cell is None else dataclasses.replace(run_.settings, **run_.cells[cell])
         for p in run_.policies:
             out = run_.policy_outputs(p, cell)
-            cum = out["regret"].sum(axis=-1, dtype=np.float64)
+            cum = results.seed_finals({"regret": out["regret"]})["cum_regret"]
             row = {**extra, "kind": run_.kind, "policy": p, "label": run_.family.label(p),
-                   "rounds": int(out["regret"].shape[-1]), "cum_regret_mean": float(cum.mean()),
-                   "cum_regret_std": float(cum.std(ddof=1)) if cum.size > 1 else 0.0}
+                   "rounds": int(out["regret"].shape[-1]), **results.aggregate(cum, "cum_regret")}
             row.update(run_.family.summarize(settings, out))
             rows.append(row)
     return pd.DataFrame(rows)

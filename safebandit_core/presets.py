@@ -48,15 +48,15 @@ MAX_SEEDS = 1000
 PRECISIONS = ("auto", "float64", "float32")
 METRICS: dict[str, str] = {
     "violation_rate": "violation rate (share of rounds with C_t > τ)",
-    "final_regret": "cumulative regret at T",
+    "cum_regret": "cumulative regret at T",
     "default_pulls": "default-arm pulls N₀(T)",
     "min_slack": "smallest slack over every seed and round",
 }
 # metric -> (value, low, high) columns of sweep.cell_summary
 _COLUMNS: dict[str, tuple[str, str | None, str | None]] = {
     "violation_rate": ("violation_rate", "violation_rate_lo", "violation_rate_hi"),
-    "final_regret": ("regret_mean", "regret_lo", "regret_hi"),
-    "default_pulls": ("default_pulls", "default_pulls_lo", "default_pulls_hi"),
+    "cum_regret": ("cum_regret_mean", "cum_regret_lo", "cum_regret_hi"),
+    "default_pulls": ("default_pulls_mean", "default_pulls_lo", "default_pulls_hi"),
     "min_slack": ("min_slack", None, None),
 }
 CONSISTENT, INCONSISTENT, NOT_SHOWN = "consistent", "inconsistent", "not shown at this size"
@@ -191,7 +191,7 @@ def _s000_table1() -> Preset:
                     "§7 text and Table 1", ON_EXPECTATION_ACCEPTS),
     )
     return Preset("s000-table1", SAFETY, "Table 1", "HPC-UCB vs On-Expectation: violation ratio over τ, d ∈ {5, 10}",
-                  "dose", "violation_table", sweeps, ("d", "tau"), ("violation_rate", "final_regret"), 5, 10_000,
+                  "dose", "violation_table", sweeps, ("d", "tau"), ("violation_rate", "cum_regret"), 5, 10_000,
                   numbers, (C1,), (TABLE1_TAU_CHOICE, *S000_CHOICES))
 
 
@@ -199,7 +199,7 @@ def _s000_fig2() -> Preset:
     base = dataclasses.replace(S000_BASE, policies=("hpucb", "eps_greedy"))
     sweeps = tuple(sweep.SweepSpec("dose", dataclasses.replace(base, d=d), (0.5,), ()) for d in (5, 10))
     return Preset("s000-fig2", SAFETY, "Figure 2", "Learning curves, HPC-UCB vs ε-Greedy (ε = 0.5), τ = 0.5, "
-                  "d ∈ {5, 10}", "dose", "learning_curves", sweeps, ("d", "tau"), ("final_regret", "violation_rate"),
+                  "d ∈ {5, 10}", "dose", "learning_curves", sweeps, ("d", "tau"), ("cum_regret", "violation_rate"),
                   5, 10_000, (), (C2, C3), S000_CHOICES)
 
 
@@ -238,7 +238,7 @@ def _lin_base(problem: str, d: int) -> ConservativeSettings:
 
 
 def _s001() -> list[Preset]:
-    cons_metrics = ("final_regret", "default_pulls", "min_slack")
+    cons_metrics = ("cum_regret", "default_pulls", "min_slack")
     out = [
         Preset("s001-fig1a-cmab", ONESIZE, "Figure 1 (a)", "CMAB, K = 72, α = 0.05: GenCB vs ConUCB vs UCB",
                "conservative", "regret_minmax", (sweep.SweepSpec("conservative", CMAB_BASE, (0.05,), (0.7,)),),
@@ -617,7 +617,7 @@ def _check_regret_slope(result: PresetResult) -> Verdict:
 
 def _check_eps_comparable(result: PresetResult) -> Verdict:
     per_cell = result.cell_summary()
-    hp, eg = _by_policy(per_cell, "hpucb")["regret_mean"], _by_policy(per_cell, "eps_greedy")["regret_mean"]
+    hp, eg = _by_policy(per_cell, "hpucb")["cum_regret_mean"], _by_policy(per_cell, "eps_greedy")["cum_regret_mean"]
     ratio = eg / hp.where(hp.abs() > 1e-12)
     ours = "ε-Greedy / HPC-UCB regret: " + ", ".join(f"{r:.2f}" for r in ratio)
     ok = bool(((ratio >= 0.5) & (ratio <= 2.0)).all())
@@ -650,17 +650,18 @@ def _check_gencb(result: PresetResult) -> Verdict:
         return Verdict(f"min slack {g['min_slack'].min():.3g}", CONSISTENT if slack_ok else INCONSISTENT)
     b = _by_policy(per_cell, base)
     label = b["label"].iloc[0]
-    ours = (f"min slack {max(0.0, g['min_slack'].min()):.3g}; regret {g['regret_mean'].mean():,.0f} vs {label} "
-            f"{b['regret_mean'].mean():,.0f}; N₀ {g['default_pulls'].mean():,.0f} vs {b['default_pulls'].mean():,.0f}")
-    fewer = bool((g["default_pulls"] <= b["default_pulls"]).all())
-    lower = bool((g["regret_mean"] <= b["regret_mean"]).all())
+    ours = (f"min slack {max(0.0, g['min_slack'].min()):.3g}; regret {g['cum_regret_mean'].mean():,.0f} vs "
+            f"{label} {b['cum_regret_mean'].mean():,.0f}; N₀ {g['default_pulls_mean'].mean():,.0f} vs "
+            f"{b['default_pulls_mean'].mean():,.0f}")
+    fewer = bool((g["default_pulls_mean"] <= b["default_pulls_mean"]).all())
+    lower = bool((g["cum_regret_mean"] <= b["cum_regret_mean"]).all())
     if slack_ok and fewer and lower:
         return Verdict(ours, CONSISTENT)
     if slack_ok and fewer:
         gs, bs = _late_slope(result, first), _late_slope(result, base)
-        behind = g["regret_mean"] > b["regret_mean"]
+        behind = g["cum_regret_mean"] > b["cum_regret_mean"]
         if bool((gs[behind] < bs[behind]).all()):
-            gap = (g["regret_mean"] - b["regret_mean"])[behind]
+            gap = (g["cum_regret_mean"] - b["cum_regret_mean"])[behind]
             eta = float((result.run.T + gap / (bs[behind] - gs[behind])).max())
             return Verdict(ours, NOT_SHOWN, f"GenCB's regret grows more slowly ({gs[behind].mean():.3f} vs "
                            f"{bs[behind].mean():.3f} a round at the end) and would overtake {label} near "

@@ -2,8 +2,11 @@
 
 ``--list`` prints one line per preset. ``--preset NAME`` runs it (default: its quick size;
 ``--full`` for the paper's; ``--seeds``/``--T`` override either) and prints its summary rows and
-the paper-vs-run table: with ``--json`` exactly one JSON object ``{preset, T, seeds, device,
-precision, seconds, rows, claims}`` where ``rows`` are ``{preset, cell, policy, label, settings,
+the paper-vs-run table: with ``--json`` exactly one JSON object of the schema of
+:mod:`safebandit_core.jsondoc`, ``{kind: "preset", T, seeds, device, precision, seconds, rows, preset, paper,
+claims}`` where ``rows`` are one per preset cell and policy (:meth:`~safebandit_core.presets.PresetResult.cell_summary`:
+``cell``, ``name``, the cell's settings, ``policy``, ``label``, ``cum_regret_mean``, ``cum_regret_std``,
+``cum_regret_ci95``, ...), ``paper`` is the paper-vs-run table ``{preset, cell, policy, label, settings,
 metric, value, ci_low, ci_high, paper_value, paper_low, paper_high}`` and ``claims`` are
 ``{claim, statement, paper, ours, verdict, why}`` (the verdict computed from the run). ``--out DIR``
 writes the export bundle (see :mod:`safebandit_core.export`) to ``DIR/<preset>_T<T>_seeds<N>.zip``
@@ -21,7 +24,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from . import clikit, outputs, progress
+from . import clikit, jsondoc, outputs, progress
 from .clikit import CliError, check_device, emit, settings_error_line
 from .settings import SettingsError
 
@@ -42,8 +45,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--precision", default="auto", help="auto, float64 or float32 (auto: the device's default)")
     parser.add_argument("--device", default=None, help="cpu, gpu or gpu:N (default: a GPU when present)")
     parser.add_argument("--no-shard", action="store_true", help="keep the run on one device even if several exist")
-    parser.add_argument("--json", action="store_true",
-                        help="print one JSON object: preset, T, seeds, device, precision, seconds, rows, claims")
+    parser.add_argument("--json", action="store_true", help=jsondoc.help_for(
+        ("preset", "paper", "claims", "compute_seconds"),
+        "compute_seconds only with --resume; rows are one per preset cell and policy"))
     parser.add_argument("--out", default=None, metavar="DIR", help="write the export bundle (zip) into DIR")
     parser.add_argument("--report", default=None, metavar="FILE.html",
                         help="write one self-contained HTML report (tables, verdicts, figures; opens offline)")
@@ -105,7 +109,7 @@ def _report(args: argparse.Namespace, preset: Any, result: Any, out_dir: Path | 
     from . import presets
 
     seeds, T = result.run.seeds, result.run.T
-    rows = presets.summary_rows(result.summary())
+    paper = presets.summary_rows(result.summary())
     if out_dir is not None:
         from .export import preset_bundle
 
@@ -124,11 +128,12 @@ def _report(args: argparse.Namespace, preset: Any, result: Any, out_dir: Path | 
     if args.report is not None:
         lines.append(f"report: {args.report}")
     if args.json:
-        emit({"preset": preset.name, "T": T, "seeds": seeds, "device": result.device, "precision": result.precision,
-              "seconds": result.seconds, "rows": rows, "claims": claims,
-              **({"compute_seconds": result.compute_seconds} if hasattr(result, "compute_seconds") else {})}, True)
+        extra = {"compute_seconds": result.compute_seconds} if hasattr(result, "compute_seconds") else {}
+        emit(jsondoc.document("preset", T, seeds, result.device, result.precision, result.seconds,
+                              jsondoc.rows_of(result.cell_summary(), drop=("seeds", "T")), preset=preset.name,
+                              paper=paper, claims=claims, **extra), True)
     else:
-        _print_table(lines, rows)
+        _print_table(lines, paper)
         print("paper vs this run:")
         for c in claims:
             print(f"  {c['claim']} {c['verdict']:<24} {c['ours']}" + (f"  ({c['why']})" if c["why"] else ""))

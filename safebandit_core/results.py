@@ -1,4 +1,11 @@
-"""Per-round arrays → tidy pandas frames (one row per policy, seed and round) and summaries."""
+"""Per-round arrays → tidy pandas frames (one row per policy, seed and round) and summaries.
+
+The one summary pipeline: :func:`seed_finals` turns a run's per-round outputs into per-seed finals
+(``cum_regret``, ``violation_rate``, ``default_pulls``, ``min_slack``), :func:`aggregate` turns
+per-seed values into ``<name>_mean``, ``<name>_std`` (ddof = 1), ``<name>_lo`` and ``<name>_hi`` (a
+95 % interval of the mean). Model summaries, sweep cells, presets, the command line and the pages
+all read these names; the final regret is ``cum_regret_mean`` everywhere.
+"""
 
 from __future__ import annotations
 
@@ -44,6 +51,30 @@ def interval95(values: np.ndarray, lo: float = -np.inf, hi: float = np.inf) -> t
         return m, m, m
     half = 1.96 * float(values.std(ddof=1)) / np.sqrt(values.size)
     return m, max(lo, m - half), min(hi, m + half)
+
+
+def seed_finals(outputs: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Per-seed finals of outputs shaped (..., seed, t): the cumulative regret at the last round
+    (``cum_regret``, summed in float64), the smallest slack (``min_slack``) and, where the outputs
+    have them, the share of rounds over the limit (``violation_rate``) and the default pulls
+    (``default_pulls``)."""
+    out = {"cum_regret": np.sum(outputs["regret"], axis=-1, dtype=np.float64)}
+    if "violation" in outputs:
+        out["violation_rate"] = np.asarray(outputs["violation"]).mean(axis=-1)
+    if "default" in outputs:
+        out["default_pulls"] = np.sum(outputs["default"], axis=-1).astype(np.int64)
+    if "slack" in outputs:
+        out["min_slack"] = np.min(outputs["slack"], axis=-1).astype(np.float64)
+    return out
+
+
+def aggregate(values: np.ndarray, name: str, lo: float = -np.inf, hi: float = np.inf) -> dict[str, float]:
+    """``<name>_mean``, ``<name>_std`` (sample std, ddof = 1; 0 for one run) and the 95 % interval of the mean
+    ``<name>_lo``, ``<name>_hi`` (:func:`interval95`, clipped to [lo, hi]) of per-seed ``values``."""
+    values = np.asarray(values, dtype=float)
+    m, low, high = interval95(values, lo, hi)
+    std = float(values.std(ddof=1)) if values.size > 1 else 0.0
+    return {f"{name}_mean": m, f"{name}_std": std, f"{name}_lo": low, f"{name}_hi": high}
 
 
 def decimate(frame: pd.DataFrame, max_points: int, t_col: str = "t") -> pd.DataFrame:

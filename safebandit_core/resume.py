@@ -35,6 +35,9 @@ from .settings import SettingsError
 CURVE_GRIDS: tuple[tuple[int, str], ...] = ((400, "linear"), (200, "log"))
 """(points, spacing) of the curves kept per cell: the figures' and the verdicts' grids."""
 RUN_FILE = "run.json"
+OLD_SEED_COLUMNS = {"final_regret": "cum_regret"}
+"""Per-seed columns a folder written by the previous release names otherwise: renamed on loading, so an
+interrupted run resumes across the release."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -79,7 +82,8 @@ def load_cell(directory: Path, c: int) -> CellRecord | None:
     if not meta.exists():
         return None
     info = json.loads(meta.read_text())
-    return CellRecord(per_seed=pd.read_parquet(stem.with_suffix(".seeds.parquet")),
+    per_seed = pd.read_parquet(stem.with_suffix(".seeds.parquet")).rename(columns=OLD_SEED_COLUMNS)
+    return CellRecord(per_seed=per_seed,
                       curves=pd.read_parquet(stem.with_suffix(".curves.parquet")), seconds=float(info["seconds"]),
                       device=str(info["device"]), precision=str(info["precision"]))
 

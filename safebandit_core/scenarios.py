@@ -17,14 +17,11 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from . import captions, families
 from .conservative import BASELINE, UNCONSTRAINED
 from .meanvar import RISK_BOUND, assumption_ok, assumption_text
-
-SEEDS_NOTE = "mean over runs"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -141,8 +138,8 @@ def conservative_headline(s: Any, summary: pd.DataFrame, names: Names) -> str:
     if broke:
         worst = captions.number(float(summary["min_slack"].min()))
         rule += f", {_join(broke)} broke it (smallest slack {worst})"
-    return (f"After {s.T:,} {names.round}s ({SEEDS_NOTE}): reward lost {regret}; {names.default} chosen {pulls} "
-            f"times per run; {rule}.")
+    return (f"After {s.T:,} {names.round}s ({captions.SEEDS_NOTE}): reward lost {regret}; {names.default} chosen "
+            f"{pulls} times per run; {rule}.")
 
 
 def mv_headline(s: Any, summary: pd.DataFrame, names: Names) -> str:
@@ -159,24 +156,6 @@ def mv_headline(s: Any, summary: pd.DataFrame, names: Names) -> str:
             f"{', '.join(parts)}.")
 
 
-def overtake(frame: pd.DataFrame, first: str, other: str, T: int) -> str:
-    """From which round on ``first``'s mean cumulative regret stays below ``other``'s in this run (or that it never
-    does, or always does); ``frame`` is a tidy frame with ``policy`` ids, ``label``, ``t`` and ``cum_regret``."""
-    if not {first, other} <= set(frame["policy"].astype(str)):
-        return ""
-    curve = frame.groupby([frame["policy"].astype(str), "t"])["cum_regret"].mean()
-    a, b = curve.loc[first].to_numpy(), curve.loc[other].to_numpy()
-    la, lb = (str(frame.loc[frame["policy"] == p, "label"].iloc[0]) for p in (first, other))
-    behind = np.flatnonzero(a >= b)
-    if not behind.size:
-        return f"{la} has less regret than {lb} in every round of this run (T = {T:,}, {SEEDS_NOTE})."
-    last = int(curve.loc[first].index[behind[-1]])
-    if last >= T:
-        return (f"At the end of this run (T = {T:,}) {la} still has at least as much regret as {lb} ({SEEDS_NOTE}); "
-                "a longer horizon may change the order.")
-    return f"From round {last + 1:,} on, {la} has less regret than {lb} ({SEEDS_NOTE}; the run ends at T = {T:,})."
-
-
 def dose_notes(s: Any, summary: pd.DataFrame, frame: pd.DataFrame, names: Names) -> list[str]:
     """Each policy's rounds over the limit against δ, then the regret order at this horizon."""
     return [*captions.violations(summary, s.delta, s.seeds, unit=names.round), captions.regret_order(summary, s.T)]
@@ -184,7 +163,7 @@ def dose_notes(s: Any, summary: pd.DataFrame, frame: pd.DataFrame, names: Names)
 
 def conservative_notes(s: Any, summary: pd.DataFrame, frame: pd.DataFrame, names: Names) -> list[str]:
     """The regret order, where GenCB overtakes its baseline in this run, and each policy's slack."""
-    out = [captions.regret_order(summary, s.T), overtake(frame, "gencb", BASELINE[s.problem], s.T)]
+    out = [captions.regret_order(summary, s.T), captions.overtake(frame, "gencb", BASELINE[s.problem], s.T)]
     return [x for x in out if x] + [captions.slack_sentence(summary, p) for p in summary["policy"]]
 
 

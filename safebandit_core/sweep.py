@@ -187,8 +187,8 @@ def run_sweep(spec: SweepSpec, device: str | None = None, shard: bool | None = N
 
 
 def seed_frame(result: M.Run) -> pd.DataFrame:
-    """One row per (cell, policy, seed): the cell's values, the final cumulative regret, the smallest
-    slack, and the violation rate or default pulls where the family has them."""
+    """One row per (cell, policy, seed): the cell's values and :func:`~safebandit_core.results.seed_finals`
+    (``cum_regret`` at T, ``violation_rate`` or ``default_pulls`` where the family has them, ``min_slack``)."""
     out = result.outputs
     G, P, S, _ = out["regret"].shape
     cols: dict[str, Any] = {"cell": np.repeat(np.arange(G), P * S)}
@@ -197,12 +197,7 @@ def seed_frame(result: M.Run) -> pd.DataFrame:
     cols["policy"] = np.tile(np.repeat(result.policies, S), G)
     cols["label"] = np.tile(np.repeat(result.labels, S), G)
     cols["seed"] = np.tile(result.settings.base_seed + np.arange(S), G * P)
-    cols["final_regret"] = np.sum(out["regret"], axis=-1, dtype=np.float64).reshape(-1)
-    if "violation" in out:
-        cols["violation_rate"] = out["violation"].mean(axis=-1).reshape(-1)
-    if "default" in out:
-        cols["default_pulls"] = np.sum(out["default"], axis=-1).reshape(-1).astype(np.int64)
-    cols["min_slack"] = np.min(out["slack"], axis=-1).reshape(-1).astype(np.float64)
+    cols.update({k: v.reshape(-1) for k, v in results.seed_finals(out).items()})
     return pd.DataFrame(cols)
 
 
@@ -224,8 +219,7 @@ def summarise_seeds(per_seed: pd.DataFrame, cells: Any, settings: Any) -> pd.Dat
         settings_c = dataclasses.replace(settings, **cfg)
         row: dict[str, Any] = {"cell": int(cell), **cfg, "policy": p, "label": part["label"].iloc[0],
                                "seeds": len(part)}
-        m, lo, hi = results.interval95(part["final_regret"].to_numpy())
-        row.update(regret_mean=m, regret_lo=lo, regret_hi=hi)
+        row.update(results.aggregate(part["cum_regret"].to_numpy(), "cum_regret"))
         row["min_slack"] = float(part["min_slack"].min())
         if "violation_rate" in part:
             m, lo, hi = results.interval95(part["violation_rate"].to_numpy(), 0.0, 1.0)
@@ -234,8 +228,7 @@ def summarise_seeds(per_seed: pd.DataFrame, cells: Any, settings: Any) -> pd.Dat
         else:
             row["safe"] = bool(row["min_slack"] >= -SLACK_TOL)
         if "default_pulls" in part:
-            m, lo, hi = results.interval95(part["default_pulls"].to_numpy(), 0.0)
-            row.update(default_pulls=m, default_pulls_lo=lo, default_pulls_hi=hi)
+            row.update(results.aggregate(part["default_pulls"].to_numpy(), "default_pulls", 0.0))
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -296,14 +289,11 @@ def over_horizons(settings: Any, horizons: tuple[int, ...], device: str | None =
         assert last is not None
         out = last.outputs
         for i, p in enumerate(last.policies):
-            reg = out["regret"][i].sum(axis=-1)
-            m, lo, hi = results.interval95(reg)
-            row = {"T": int(T), "policy": p, "label": fam.label(p), "cum_regret_mean": m, "cum_regret_lo": lo,
-                   "cum_regret_hi": hi}
-            if "default" in out:
-                n0 = out["default"][i].sum(axis=-1).astype(np.float64)
-                m, lo, hi = results.interval95(n0, 0.0)
-                row.update(default_pulls_mean=m, default_pulls_lo=lo, default_pulls_hi=hi)
+            finals = results.seed_finals({k: v[i] for k, v in out.items() if k in ("regret", "default")})
+            row = {"T": int(T), "policy": p, "label": fam.label(p), **results.aggregate(finals["cum_regret"],
+                                                                                         "cum_regret")}
+            if "default_pulls" in finals:
+                row.update(results.aggregate(finals["default_pulls"], "default_pulls", 0.0))
             rows.append(row)
     return pd.DataFrame(rows)
 

@@ -6,9 +6,11 @@
 (:func:`safebandit_core.sweep.run_sweep`), sharded over every device, and with the flags of
 :func:`safebandit_core.clikit.add_distributed_flags` over several processes or machines.
 
-It prints one line per (cell, policy); with ``--json`` exactly one JSON object ``{kind, model, x,
-y, cells, policies, T, seeds, device, precision, processes, seconds, rows, files}`` where ``rows``
-are :func:`safebandit_core.sweep.cell_summary`'s. ``--out DIR`` writes three files named
+It prints one line per (cell, policy); with ``--json`` exactly one JSON object of the schema of
+:mod:`safebandit_core.jsondoc`: ``{kind: "sweep", T, seeds, device, precision, seconds, rows, model, x, y,
+cells, policies, processes, files}`` where ``rows`` are :func:`safebandit_core.sweep.cell_summary`'s
+(``cell``, the two axes, ``policy``, ``label``, ``cum_regret_mean``, ``cum_regret_std``, ``cum_regret_ci95``,
+...). ``--out DIR`` writes three files named
 ``sweep_<model>_T<T>_seeds<N>``: ``.json`` (that object), ``.parquet`` (one row per cell, policy
 and seed: :func:`~safebandit_core.sweep.seed_frame`) and ``.zip`` (the export bundle), each
 complete or absent. In a multi-process run only process 0 prints and writes.
@@ -22,7 +24,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from . import clikit, outputs, progress
+from . import clikit, jsondoc, outputs, progress
 from .replay_cli import check_out_dir
 from .settings import SettingsError, echo
 
@@ -35,7 +37,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The subcommand's flags."""
     parser.add_argument("--settings", required=True, metavar="FILE", help="a sweep settings file (kind 'sweep')")
     parser.add_argument("--out", default=None, metavar="DIR", help="write the JSON, Parquet and zip files into DIR")
-    parser.add_argument("--json", action="store_true", help="print exactly one JSON document")
+    parser.add_argument("--json", action="store_true", help=jsondoc.help_for(
+        ("model", "x", "y", "cells", "policies", "processes", "files"),
+        "files only with --out; rows are one per cell and policy, with the cell's two axes"))
     parser.add_argument("--device", default=None, help="cpu, gpu or gpu:N (default: a GPU when present)")
     parser.add_argument("--no-shard", action="store_true", help="keep the run on one device even if several exist")
     clikit.add_distributed_flags(parser)
@@ -70,10 +74,10 @@ def document(spec: Any, result: Any, processes: int) -> dict[str, Any]:
     from .sweep import cell_summary
 
     fx, fy = spec.axes
-    return {"kind": "sweep", "model": spec.kind, "x": fx, "y": fy, "cells": len(result.cells),
-            "policies": list(result.policies), "T": spec.base.T, "seeds": spec.base.seeds, "device": result.device,
-            "precision": result.precision, "processes": processes, "seconds": result.seconds,
-            "rows": cell_summary(result).to_dict(orient="records")}
+    rows = jsondoc.rows_of(cell_summary(result), drop=("seeds",))
+    return jsondoc.document("sweep", spec.base.T, spec.base.seeds, result.device, result.precision, result.seconds,
+                            rows, model=spec.kind, x=fx, y=fy, cells=len(result.cells),
+                            policies=list(result.policies), processes=processes)
 
 
 def write_files(out_dir: Path, spec: Any, result: Any, doc: dict[str, Any]) -> list[str]:
@@ -129,8 +133,9 @@ def run(args: argparse.Namespace) -> int:
             cell = f"{symbol(fx)}={r[fx]:g}, {symbol(fy)}={r[fy]:g}"
             extra = f"  violations {r['violation_rate']:.4%}" if "violation_rate" in r else \
                 f"  min slack {r['min_slack']:.4g}"
-            print(f"  {cell:<24} {r['label']:<15} regret {r['regret_mean']:.4g} "
-                  f"[{r['regret_lo']:.4g}, {r['regret_hi']:.4g}]{extra}  {'safe' if r['safe'] else 'UNSAFE'}")
+            lo, hi = r["cum_regret_ci95"]
+            print(f"  {cell:<24} {r['label']:<15} regret {r['cum_regret_mean']:.4g} "
+                  f"[{lo:.4g}, {hi:.4g}]{extra}  {'safe' if r['safe'] else 'UNSAFE'}")
         for f in doc.get("files", []):
             print(f"wrote {f}")
     return 0

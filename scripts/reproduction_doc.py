@@ -62,12 +62,13 @@ def cells_table(per_cell: pd.DataFrame) -> pd.DataFrame:
     """Every cell and policy of a cell summary (with ``name``): the final regret, N₀ or the violation rate with
     95 % intervals, and the min slack."""
     out = pd.DataFrame({"setting": per_cell["name"], "policy": per_cell["label"]})
-    out["regret at T [95 %]"] = [interval(r.regret_mean, r.regret_lo, r.regret_hi) for r in per_cell.itertuples()]
+    out["regret at T [95 %]"] = [interval(r.cum_regret_mean, r.cum_regret_lo, r.cum_regret_hi)
+                                  for r in per_cell.itertuples()]
     if "violation_rate" in per_cell:
         out["violation rate [95 %]"] = [interval(r.violation_rate, r.violation_rate_lo, r.violation_rate_hi, 100, " %")
                                         for r in per_cell.itertuples()]
-    if "default_pulls" in per_cell:
-        out["N₀(T) [95 %]"] = [interval(r.default_pulls, r.default_pulls_lo, r.default_pulls_hi)
+    if "default_pulls_mean" in per_cell:
+        out["N₀(T) [95 %]"] = [interval(r.default_pulls_mean, r.default_pulls_lo, r.default_pulls_hi)
                                for r in per_cell.itertuples()]
         out["min slack"] = [f"{v:.3g}" for v in per_cell["min_slack"]]
     return out

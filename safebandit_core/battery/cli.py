@@ -1,7 +1,7 @@
 """``python -m safebandit_core battery``: the NASA Li-ion replay of seed 000 §7 from the command line.
 
-Prints ONE summary object: the first policy's figures (HPC-UCB's by default) at the top level,
-shared fields beside them, and every policy's figures under ``by_policy``. With the flags of
+Prints ONE summary object (the schema of :mod:`safebandit_core.jsondoc`): the replay's shared figures
+(fit, sizes, first safe dose, ...) at the top level and every policy's figures under ``rows``. With the flags of
 :func:`safebandit_core.clikit.add_distributed_flags` the seeds are split between several processes or
 machines (:mod:`safebandit_core.distributed`); only process 0 prints.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import os
 
-from .. import clikit, distributed
+from .. import clikit, distributed, jsondoc
 from .. import model as M
 from ..dose.policies import NAMES
 from ..progress import run_model
@@ -27,6 +27,14 @@ HELP = ("NASA Li-ion battery replay (Safety by Design, sec. 7): fit half a NASA 
 _FLAGS = {"dim": "--dim", "T": "--T", "tau": "--tau", "seeds": "--seeds", "fit_lam": "--fit-lam", "lam": "--lam",
           "delta": "--delta", "delta_prime": "--delta-prime", "eps": "--eps", "base_seed": "--base-seed",
           "precision": "--precision", "policies": "--policy", "file": "--data", "path": "--data"}
+
+HEAD_KEYS = ("policy", "violation_rate", "cum_regret_mean", "by_policy", "T", "seeds", "device", "precision",
+             "seconds")
+"""Keys of :func:`~.family.summary_row` that the JSON object has in ``rows`` or its shared keys instead."""
+JSON_KEYS = ("tau", "dim", "fit_r2_reward", "fit_r2_cost", "replay_r2_reward", "replay_r2_cost", "kappa_r", "kappa_c",
+             "S", "L", "lam", "fit_lam", "delta", "delta_prime", "eps", "first_safe_dose", "first_dose_regret", "n_fit",
+             "n_replay", "passes", "embedder", "source")
+"""The rest of :func:`~.family.summary_row`: the replay's own keys of ``--json``."""
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -52,7 +60,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--eps", type=float, default=0.5, help="epsilon of eps-Greedy in [0,1]")
     p.add_argument("--device", default=None, help="cpu, gpu or an id like gpu:1 (default: GPU when present)")
     p.add_argument("--precision", default="auto", help="float64, float32 or auto (float64 on CPU, float32 on GPU)")
-    p.add_argument("--json", action="store_true", help="print exactly one JSON object")
+    p.add_argument("--json", action="store_true", help=jsondoc.help_for(JSON_KEYS))
     clikit.add_distributed_flags(p)
 
 
@@ -101,9 +109,12 @@ def run_command(args: argparse.Namespace) -> int:
         if not role.writer:
             return 0
         row = family.summary_row(run, result)
+        shared = {k: v for k, v in row.items() if k not in HEAD_KEYS}
+        doc = jsondoc.document(result.kind, row["T"], row["seeds"], row["device"], row["precision"], row["seconds"],
+                               jsondoc.rows_of(M.summary(result), drop=("kind", "rounds")), **shared)
         lines = [f"battery replay of {run.source}: {row['T']} rounds x {row['seeds']} seeds, d = {row['dim']}, "
                  f"tau = {row['tau']:g} on {row['device']} ({row['precision']}), {row['seconds']:.2f} s"]
-        clikit.emit(row, args.json, lines)
+        clikit.emit(doc, args.json, lines)
     return 0
 
 

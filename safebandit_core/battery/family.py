@@ -42,8 +42,8 @@ from typing import Any, BinaryIO
 import numpy as np
 import pandas as pd
 
+from .. import jsondoc, runner
 from .. import model as M
-from .. import runner
 from ..dose.settings import DoseSettings, first_safe_dose
 from ..logged import replay as replay_core
 from ..logged.replay import FINAL_SHARE, GRID_AXES, MAX_CONTEXT_BYTES, REFRESH_EVERY, TRACED, check_context_bytes
@@ -256,17 +256,12 @@ def _records(result: M.Run, cell: int | None) -> list[dict[str, Any]]:
 
 
 def policy_rows(result: M.Run, cell: int | None = None) -> list[dict[str, Any]]:
-    """Per policy: violation rate (95 % interval over seeds), regret, and its dose over the last 10 % of rounds."""
-    return [{
-        "policy": row["policy"], "label": row["label"],
-        "violation_rate": row["violation_rate"],
-        "violation_rate_ci95": [row["violation_rate_lo"], row["violation_rate_hi"]],
-        "violations": row["violations"],
-        "cum_regret_mean": row["cum_regret_mean"], "cum_regret_std": row["cum_regret_std"],
-        "min_slack": row["min_slack"],
-        "final_dose_mean": row["final_dose_mean"],
-        "final_safe_dose_mean": row["final_safe_dose_mean"],
-    } for row in _records(result, cell)]
+    """Per policy: violation rate and regret with their 95 % intervals over seeds, and its dose over the last 10 % of
+    rounds (of grid cell ``cell``)."""
+    table = M.summary(result)
+    if cell is not None:
+        table = table[table["cell"] == cell]
+    return jsondoc.rows_of(table[list(replay_core.POLICY_COLUMNS)])
 
 
 def summary_row(run: BatteryRun, result: M.Run, cell: int | None = None) -> dict[str, Any]:

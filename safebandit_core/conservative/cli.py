@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import argparse
 
-from .. import clikit
+from .. import clikit, jsondoc
 from .. import model as M
 from ..clikit import CliError, check_device, check_out_path, emit, settings_error_line, write_frame
 from ..progress import run_model
@@ -20,6 +20,8 @@ HELP = ("Conservative bandits (One-size-fits-all, AAAI 2021): GenCB, its expecte
         "unconstrained policy.")
 
 FLAGS = {"policies": "--policy", "base_seed": "--base-seed"}
+JSON_FIELDS = ("problem", "K", "alpha", "base_seed")
+"""The settings fields ``--json`` repeats at its top level."""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -43,7 +45,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--precision", choices=("float64", "float32"), default=None,
                         help="default: float64 on the CPU, float32 on a GPU")
     parser.add_argument("--device", default=None, help="cpu, gpu or gpu:N (default: a GPU when present)")
-    parser.add_argument("--json", action="store_true", help="print exactly one JSON object")
+    parser.add_argument("--json", action="store_true", help=jsondoc.help_for(
+        (*JSON_FIELDS, "settings", "d", "m", "mu0", "mu0_derived", "best_mean", "out"), "out only with --out"))
     parser.add_argument("--out", default=None, help="write the per-round tidy frame to FILE.csv or FILE.parquet")
 
 
@@ -65,12 +68,9 @@ def run(args: argparse.Namespace) -> int:
     except SettingsError as err:
         raise CliError(settings_error_line(err, FLAGS)) from None
     inst = make_instance(settings)
-    rows = []
-    for row in clikit.run_rows(result, result.seconds, ("problem", "K", "alpha", "base_seed")):
-        row.update({"d": settings.dim, "m": settings.size, "mu0": inst.mu0, "mu0_derived": not inst.mu0_given,
-                    "best_mean": inst.best, "seconds": round(result.seconds, 3)})
-        rows.append(row)
-    report = clikit.grouped(rows)
+    report = clikit.run_document(result, round(result.seconds, 3), JSON_FIELDS,
+                              d=settings.dim, m=settings.size, mu0=inst.mu0, mu0_derived=not inst.mu0_given,
+                              best_mean=inst.best)
     if out_path is not None:
         write_frame(M.tidy(result), out_path)
         report["out"] = str(out_path)

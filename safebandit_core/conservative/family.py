@@ -25,7 +25,7 @@ import numpy as np
 from .. import device as dev
 from .. import model as M
 from .. import runner, shapes
-from ..results import interval95
+from ..results import aggregate
 from ..settings import SettingsError, check_int_range, check_open_unit, check_positive
 from .env import DRAWS, EnvParams, make_env
 from .instances import make_instance
@@ -103,16 +103,13 @@ def derive(s: ConservativeSettings, out: dict[str, np.ndarray]) -> dict[str, np.
 
 
 def summarize(s: ConservativeSettings, out: dict[str, np.ndarray]) -> dict[str, Any]:
-    """Default pulls N_0 at the last round (mean with a 95 % interval over seeds), the cumulative regret's
-    range over seeds, the smallest slack over every seed and round, and the mean cumulative reward.
-
-    ``default_pulls_mean`` repeats ``default_pulls`` under the name the command line reports.
-    """
+    """Default pulls N_0 at the last round (``default_pulls_mean``, ``_std``, and the 95 % interval ``_lo``, ``_hi``
+    over seeds), the cumulative regret's range over seeds, the smallest slack over every seed and round, and the
+    mean cumulative reward."""
     cum = np.sum(out["regret"], axis=-1, dtype=np.float64)
     n0 = np.sum(out["default"], axis=-1)
-    m, lo, hi = interval95(n0, 0.0)
     return {
-        "default_pulls": m, "default_pulls_lo": lo, "default_pulls_hi": hi, "default_pulls_mean": m,
+        **aggregate(n0, "default_pulls", 0.0),
         "cum_regret_min": float(np.min(cum)), "cum_regret_max": float(np.max(cum)),
         "min_slack": float(np.min(out["slack"])),
         "cum_reward_mean": float(np.mean(np.sum(out["reward"], axis=-1, dtype=np.float64))),

@@ -6,7 +6,7 @@ import argparse
 import time
 from typing import Any
 
-from .. import clikit
+from .. import clikit, jsondoc
 from .. import model as M
 from ..progress import run_model
 from ..settings import SettingsError
@@ -22,9 +22,15 @@ _FLAGS = {"kappa_r": "--noise/--kappa-r", "kappa_c": "--noise/--kappa-c", "polic
           "base_seed": "--base-seed", "lam": "--lam"}
 
 
-def add_rule_arguments(p: argparse.ArgumentParser, d: Any, base_seed_help: str = "first seed") -> None:
+JSON_FIELDS = ("d", "tau", "delta", "delta_prime", "kappa_r", "kappa_c", "g")
+"""The settings fields every dose-type command's ``--json`` repeats at its top level."""
+
+
+def add_rule_arguments(p: argparse.ArgumentParser, d: Any, base_seed_help: str = "first seed",
+                       json_keys: tuple[str, ...] = ()) -> None:
     """The flags every dose-type command shares (policy, size, the safety rule, noise, ε, seeds, curve, device,
-    output), with ``d``'s values as defaults; the ``dose`` and ``nonlinear`` commands add their own."""
+    output), with ``d``'s values as defaults; the ``dose`` and ``nonlinear`` commands add their own (and name
+    their own ``--json`` keys, ``json_keys``, beside :data:`JSON_FIELDS`)."""
     p.add_argument("--policy", default="hpucb", help=f"one of {', '.join(NAMES)}, or 'all' (default hpucb)")
     p.add_argument("--d", type=int, default=d.d, help=f"context dimension d in [1, {MAX_D}]")
     p.add_argument("--T", type=int, default=d.T, help=f"rounds T in [1, {MAX_T:,}]")
@@ -43,7 +49,7 @@ def add_rule_arguments(p: argparse.ArgumentParser, d: Any, base_seed_help: str =
     p.add_argument("--g-hill", type=float, default=d.g_hill, help="Hill coefficient of the emax curve, in [0.1, 10]")
     p.add_argument("--device", default=None, help="cpu, gpu or an id like gpu:1 (default: GPU when present)")
     p.add_argument("--precision", default="auto", help="float64, float32 or auto (float64 on CPU, float32 on GPU)")
-    p.add_argument("--json", action="store_true", help="print exactly one JSON object")
+    p.add_argument("--json", action="store_true", help=jsondoc.help_for((*json_keys, *JSON_FIELDS, "settings")))
     p.add_argument("--out", default=None, help="write the tidy per-round frame to FILE.csv or FILE.parquet")
 
 
@@ -92,12 +98,12 @@ def run_command(args: argparse.Namespace) -> int:
     start = time.perf_counter()
     result = run_model(FAMILY, s, args.device)
     seconds = time.perf_counter() - start
-    rows = clikit.run_rows(result, seconds, ("d", "tau", "delta", "delta_prime", "kappa_r", "kappa_c", "g"))
+    doc = clikit.run_document(result, seconds, JSON_FIELDS)
     if out_path is not None:
         clikit.write_frame(M.tidy(result), out_path)
     lines = [f"dose model, {s.T} rounds x {s.seeds} seeds on {result.device} ({result.precision}), {seconds:.2f} s"]
     lines += [f"warning: {w}" for w in warnings_for(s)]
-    clikit.emit(clikit.grouped(rows), args.json, lines)
+    clikit.emit(doc, args.json, lines)
     return 0
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import dataclasses
 
 from .. import clikit
 from .. import model as M
@@ -28,7 +27,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help=f"function class: {', '.join(CLASS_KINDS)} (default {d.function_class})")
     p.add_argument("--size", type=int, default=d.size, help=f"members per class |F|, in [1, {MAX_SIZE}]")
     p.add_argument("--hidden", type=int, default=d.hidden, help="hidden tanh units of the mlp class")
-    dose_cli.add_rule_arguments(p, d, "first seed (it also draws the classes)")
+    dose_cli.add_rule_arguments(p, d, "first seed (it also draws the classes)", ("class", "size"))
 
 
 def settings_from_args(args: argparse.Namespace) -> NonlinearSettings:
@@ -47,29 +46,14 @@ def run_command(args: argparse.Namespace) -> int:
         result = run_model(FAMILY, s, args.device)
     except SettingsError as err:  # the memory check before the run
         raise clikit.CliError(clikit.settings_error_line(err, _FLAGS)) from None
-    rows = []
-    for row in M.summary(result).to_dict("records"):
-        rows.append({
-            "policy": row["policy"], "class": s.function_class, "size": s.size, "d": s.d, "T": s.T,
-            "seeds": s.seeds, "tau": s.tau, "delta": s.delta, "delta_prime": s.delta_prime, "kappa_r": s.kappa_r,
-            "kappa_c": s.kappa_c, "g": s.g, "violation_rate": row["violation_rate"],
-            "violation_rate_ci95": [row["violation_rate_lo"], row["violation_rate_hi"]],
-            "cum_regret_mean": row["cum_regret_mean"], "cum_regret_std": row["cum_regret_std"],
-            "min_slack": row["min_slack"], "set_r_final": row["set_r_final"], "set_c_final": row["set_c_final"],
-            "true_excluded_rate": row["true_excluded_rate"], "device": used, "precision": result.precision,
-            "seconds": result.seconds, "settings": dataclasses.asdict(s),
-        })
+    doc = clikit.run_document(result, result.seconds, ("size", *dose_cli.JSON_FIELDS), **{"class": s.function_class})
+    doc["device"] = used
     if out_path is not None:
         clikit.write_frame(M.tidy(result), out_path)
     lines = [f"non-linear dose model ({s.function_class}, |F| = {s.size}), {s.T} rounds x {s.seeds} seeds on {used} "
              f"({result.precision}), {result.seconds:.2f} s"]
     lines += [f"warning: {w}" for w in warnings_for(s)]
-    if len(rows) == 1:
-        out = rows[0]
-    else:
-        shared = {k: v for k, v in rows[0].items() if all(r[k] == v for r in rows)}
-        out = {**shared, "policy": "all", "by_policy": [{k: v for k, v in r.items() if k not in shared} for r in rows]}
-    clikit.emit(out, args.json, lines)
+    clikit.emit(doc, args.json, lines)
     return 0
 
 

@@ -1,9 +1,10 @@
 """``python -m safebandit_core data``: fit a logged table of contexts, doses, benefits and side effects, then replay
 HPC-UCB, On-Expectation and ε-Greedy on the fitted model (seed 000 §7, for any log).
 
-Prints ONE summary: the fit report under ``fit``, each policy's figures (violation rate with its 95 %
-interval, regret) with the fit's ``rows_used``, ``rows_dropped``, ``d``, ``r2_reward``, ``r2_cost``,
-``kappa_r`` and ``kappa_c``. Every bad input (a file, a column, a value, a flag) exits 2 with one line.
+Prints ONE summary (the schema of :mod:`safebandit_core.jsondoc`): the fit report under ``fit``, the fit's
+``rows_used``, ``rows_dropped``, ``d``, ``r2_reward``, ``r2_cost``, ``kappa_r`` and ``kappa_c`` beside it,
+and each policy's figures (violation rate with its 95 % interval, regret) under ``rows``. Every bad input
+(a file, a column, a value, a flag) exits 2 with one line.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import argparse
 import os
 import time
 
-from .. import clikit
+from .. import clikit, jsondoc
 from .. import model as M
 from ..dose.curves import KINDS
 from ..dose.policies import NAMES
@@ -36,6 +37,8 @@ _FLAGS = {"data": "--file", "path": "--file", "data_hash": "--file", "context": 
           "tau": "--tau", "delta": "--delta", "delta_prime": "--delta-prime", "lam": "--lam", "eps": "--eps"}
 FIT_FIELDS = ("rows_used", "rows_dropped", "d", "r2_reward", "r2_cost", "heldout_r2_reward", "heldout_r2_cost",
               "kappa_r", "kappa_c")
+JSON_FIELDS = ("tau", "delta", "delta_prime", "g")
+"""The settings fields ``--json`` repeats at its top level."""
 EXAMPLE_COLUMNS = "; default: the built-in synthetic dose log's"
 
 
@@ -76,7 +79,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--policy", default="all", help=f"one of {', '.join(NAMES)}, or 'all' (default)")
     p.add_argument("--device", default=None, help="cpu, gpu or an id like gpu:1 (default: GPU when present)")
     p.add_argument("--precision", default="auto", help="float64, float32 or auto (float64 on CPU, float32 on GPU)")
-    p.add_argument("--json", action="store_true", help="print exactly one JSON object")
+    p.add_argument("--json", action="store_true", help=jsondoc.help_for((*JSON_FIELDS, "settings", *FIT_FIELDS, "fit")))
     p.add_argument("--out", default=None, help="write the tidy per-round frame to FILE.csv or FILE.parquet")
 
 
@@ -125,8 +128,8 @@ def run_command(args: argparse.Namespace) -> int:
     result = run_model(run.family, run.settings, args.device)
     seconds = time.perf_counter() - start
     report = run.report()
-    rows = [{**row, **{k: report[k] for k in FIT_FIELDS}}
-            for row in clikit.run_rows(result, seconds, ("tau", "delta", "delta_prime", "g"))]
+    doc = clikit.run_document(result, seconds, JSON_FIELDS,
+                           **{k: report[k] for k in FIT_FIELDS}, fit=report)
     if out_path is not None:
         clikit.write_frame(M.tidy(result), out_path)
     lines = [f"replay of {run.raw.name}: {report['rows_used']:,} rows used ({report['rows_dropped']:,} dropped), "
@@ -137,10 +140,7 @@ def run_command(args: argparse.Namespace) -> int:
              f"kappa_c {report['kappa_c']:.4g}, S {report['S']:.4g}, L {report['L']:.4g}"]
     lines += [f"note: {n}" for n in report["notes"]]
     lines += [f"warning: {w}" for w in run.family.warnings(run.settings)]
-    summary = clikit.grouped(rows)
-    for row in summary.get("by_policy", []):
-        row.update({k: report[k] for k in FIT_FIELDS})
-    clikit.emit({**summary, "fit": report}, args.json, lines)
+    clikit.emit(doc, args.json, lines)
     return 0
 
 

@@ -23,8 +23,8 @@ from typing import Any, BinaryIO
 
 import pandas as pd
 
+from .. import jsondoc, runner
 from .. import model as M
-from .. import runner
 from ..battery.cache import MEMO
 from ..battery.embed import CachedEmbedder, make_embedder
 from ..battery.fit import battery_rounds
@@ -178,14 +178,8 @@ def run_replay(run: LoggedRun, device: str | None = None) -> M.Run:
 
 
 def policy_rows(result: M.Run) -> list[dict[str, Any]]:
-    """Per policy: violation rate with its 95 % interval over seeds, regret (mean, std), slack and final dose."""
-    return [{
-        "policy": row["policy"], "label": row["label"], "violation_rate": row["violation_rate"],
-        "violation_rate_ci95": [row["violation_rate_lo"], row["violation_rate_hi"]], "violations": row["violations"],
-        "cum_regret_mean": row["cum_regret_mean"], "cum_regret_std": row["cum_regret_std"],
-        "min_slack": row["min_slack"], "final_dose_mean": row["final_dose_mean"],
-        "final_safe_dose_mean": row["final_safe_dose_mean"],
-    } for row in M.summary(result).to_dict("records")]
+    """Per policy: violation rate and regret (mean, std) with their 95 % intervals over seeds, slack and final dose."""
+    return jsondoc.rows_of(M.summary(result)[list(replay.POLICY_COLUMNS)])
 
 
 def battery_instance(settings: BatteryReplaySettings) -> tuple[pd.DataFrame, LoggedSettings]:

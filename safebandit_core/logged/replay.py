@@ -36,6 +36,10 @@ from ..dose.settings import memory_bytes as dose_memory_bytes
 from ..settings import SettingsError
 
 MAX_CONTEXT_BYTES = 2 * 2**30
+POLICY_COLUMNS = ("policy", "label", "violation_rate", "violation_rate_lo", "violation_rate_hi", "violations",
+                  "cum_regret_mean", "cum_regret_std", "cum_regret_lo", "cum_regret_hi", "min_slack",
+                  "final_dose_mean", "final_safe_dose_mean")
+"""The summary columns of a replay's per-policy rows (as JSON: :func:`safebandit_core.jsondoc.rows_of`)."""
 FINAL_SHARE = 0.1
 REFRESH_EVERY = DoseSettings.refresh_every
 GRID_AXES = (EnvParams(0, 0, 0, 0, 0, 0, 0, stream=None), 0)

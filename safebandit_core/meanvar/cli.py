@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import argparse
 import time
-from typing import Any
 
-from .. import clikit
+from .. import clikit, jsondoc
 from .. import device as _device
 from .. import model as M
 from ..clikit import CliError, check_device, check_out_path, emit, settings_error_line, write_frame
@@ -25,6 +24,9 @@ HELP = "Conservative mean-variance bandits (One-size-fits-all, AAAI 2021, §4): 
 
 FLAGS = {"policies": "--policy", "K": "--K", "alpha": "--alpha", "mu0": "--mu0", "rho": "--rho", "T": "--T",
          "seeds": "--seeds", "base_seed": "--base-seed", "precision": "--precision"}
+
+JSON_FIELDS = ("K", "alpha", "mu0", "rho", "base_seed")
+"""The settings fields ``--json`` repeats at its top level."""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -43,7 +45,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--device", choices=("cpu", "gpu"), default=None, help="device (default: GPU when present)")
     parser.add_argument("--precision", choices=_device.PRECISIONS, default=None,
                         help="float precision (default: float64 on the CPU, float32 on a GPU)")
-    parser.add_argument("--json", action="store_true", help="print exactly one JSON object")
+    parser.add_argument("--json", action="store_true", help=jsondoc.help_for(
+        (*JSON_FIELDS, "settings", "assumption_ok", "assumption", "out"), "out only with --out"))
     parser.add_argument("--out", default=None, help="write the per-round tidy frame to FILE.csv or FILE.parquet")
 
 
@@ -64,13 +67,12 @@ def run(args: argparse.Namespace) -> int:
     seconds = time.perf_counter() - start
 
     ok = assumption_ok(settings.alpha, settings.mu0, settings.rho)
-    rows = []
-    for row in clikit.run_rows(result_run, seconds, ("K", "alpha", "mu0", "rho", "base_seed")):
-        row.update({"assumption_ok": ok, "assumption": assumption_text(settings.alpha, settings.mu0, settings.rho),
-                    "regret_mean": row["cum_regret_mean"], "constraint_held": bool(row["min_slack"] >= 0.0),
-                    "seconds": round(seconds, 4), "device": device_label})
-        rows.append(row)
-    result: dict[str, Any] = clikit.grouped(rows)
+    result = clikit.run_document(result_run, round(seconds, 4), JSON_FIELDS,
+                              assumption_ok=ok,
+                              assumption=assumption_text(settings.alpha, settings.mu0, settings.rho))
+    result["device"] = device_label
+    for row in result["rows"]:
+        row["constraint_held"] = bool(row["min_slack"] >= 0.0)
     if out_path is not None:
         write_frame(M.tidy(result_run), out_path)
         result["out"] = str(out_path)

@@ -96,14 +96,15 @@ def derive(s: MVSettings, out: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
 def summarize(s: MVSettings, out: dict[str, np.ndarray]) -> dict[str, Any]:
     """One policy's columns over the rounds done so far.
 
-    ``default_pulls_mean``: default pulls per run; ``regret_mean``, ``regret_std`` (ddof = 0, as
-    before), ``regret_min``, ``regret_max``: of ``T·R̃_T`` (eq. (4)) over seeds at the last round
-    done; ``min_slack``: the smallest slack over every seed and round; ``assumption_ok``: ``ρ > 2/(α μ_0)``.
+    ``default_pulls_mean``: default pulls per run; ``cum_regret_min``, ``cum_regret_max``: the range of
+    ``T·R̃_T`` (eq. (4)) over seeds at the last round done (its mean and std are the shared
+    ``cum_regret_mean``, ``cum_regret_std``); ``min_slack``: the smallest slack over every seed and round;
+    ``assumption_ok``: ``ρ > 2/(α μ_0)``.
     """
     final = out["cum_regret"][:, -1].astype(np.float64)
     return {"t_done": int(out["action"].shape[-1]), "default_pulls_mean": float(out["default"].sum(axis=-1).mean()),
-            "regret_mean": float(final.mean()), "regret_std": float(final.std()), "regret_min": float(final.min()),
-            "regret_max": float(final.max()), "min_slack": float(out["slack"].min()),
+            "cum_regret_min": float(final.min()), "cum_regret_max": float(final.max()),
+            "min_slack": float(out["slack"].min()),
             "assumption_ok": assumption_ok(s.alpha, s.mu0, s.rho)}
 
 

@@ -11,9 +11,8 @@ the baseline: the regret of a learner that earns exactly (1 − α)·μ₀ each 
 :data:`MAX_TRACE_POINTS` rounds by :func:`thin`, which keeps each stretch's lowest and highest
 values, so a dip of the slack below zero is never smoothed away.
 
-The sentences (:func:`ranking`, :func:`default_pulls_sentence`, :func:`slack_sentence`,
-:func:`zoom_sentence`, :func:`crossover_caption`) are computed from the run they describe, so a page
-never states a comparison its numbers do not show.
+:func:`zoom_sentence` describes the zoom figure against its dashed baseline; every other sentence about
+a run (rankings, crossovers, slack, default pulls) is in :mod:`safebandit_core.captions`.
 """
 
 from __future__ import annotations
@@ -278,64 +277,6 @@ def horizons_figure(frame: pd.DataFrame) -> go.Figure:
     return figure(traces, layout)
 
 
-def _row(summary: pd.DataFrame, policy: str) -> pd.Series:
-    return summary[summary["policy"] == policy].iloc[0]
-
-
-def ranking(summary: pd.DataFrame, first: str, other: str, seeds: int) -> str:
-    """Which of two policies has the lower mean final regret over the ``seeds`` runs of this run, with both numbers."""
-    a, b = _row(summary, first), _row(summary, other)
-    T = int(a["rounds"])
-    runs = f" (mean of {seeds} runs)" if seeds > 1 else ""
-    if a["cum_regret_mean"] == b["cum_regret_mean"]:
-        return f"At T = {T:,}{runs} {a['label']} and {b['label']} have the same regret, {a['cum_regret_mean']:,.1f}."
-    low, high = (a, b) if a["cum_regret_mean"] < b["cum_regret_mean"] else (b, a)
-    return (f"At T = {T:,}{runs} **{low['label']} has the lower regret**: {low['cum_regret_mean']:,.1f} "
-            f"against {high['label']}'s {high['cum_regret_mean']:,.1f}.")
-
-
-def lower_regret(summary: pd.DataFrame, first: str, other: str) -> bool:
-    """Whether ``first`` has a lower mean final regret than ``other`` in this run."""
-    return bool(_row(summary, first)["cum_regret_mean"] < _row(summary, other)["cum_regret_mean"])
-
-
-def regret_verdict(summary: pd.DataFrame, first: str, other: str, seeds: int, arms: int) -> str:
-    """:func:`ranking` of GenCB (``first``) against a baseline; when the baseline wins, the horizon it holds at.
-
-    GenCB's learner still explores its ``arms`` arms early on, while the baseline's default pulls
-    grow with T (δ = 1/T), so a ranking in the baseline's favour may turn at a longer horizon.
-    """
-    text = ranking(summary, first, other, seeds)
-    if lower_regret(summary, first, other):
-        return text
-    a, b = _row(summary, first), _row(summary, other)
-    return text + (f" This holds at T = {int(a['rounds']):,}: {a['label']} is still paying for exploring its "
-                   f"{arms} arms, while {b['label']}'s default pulls keep growing with T. Raise T, or open *Regret "
-                   f"over horizons* below, to see whether {a['label']} overtakes it.")
-
-
-def default_pulls_sentence(summary: pd.DataFrame, first: str, other: str) -> str:
-    """How often each of two policies fell back on the default arm per run, and which did so less."""
-    a, b = _row(summary, first), _row(summary, other)
-    na, nb = float(a["default_pulls_mean"]), float(b["default_pulls_mean"])
-    verdict = ("as often" if na == nb else
-               f"{a['label'] if na < nb else b['label']} held back less")
-    return (f"{a['label']} played the default arm {na:,.1f} times per run, {b['label']} {nb:,.1f} times: "
-            f"{verdict}.")
-
-
-def slack_sentence(neg: pd.DataFrame) -> str:
-    """Per policy of :func:`negative_slack`'s table: whether its slack stayed ≥ 0 in every run of this one."""
-    parts = []
-    for row in neg.itertuples(index=False):
-        if row.runs_broken:
-            parts.append(f"{row.policy}'s slack went below 0 in {row.runs_broken} of {row.runs} runs (first at "
-                         f"t = {row.first_negative_t:,}, smallest {row.min_slack:.3g})")
-        else:
-            parts.append(f"{row.policy}'s slack stayed ≥ 0 in all {row.runs} runs (smallest {row.min_slack:.3g})")
-    return "; ".join(parts) + "." if parts else ""
-
-
 def zoom_sentence(frame: pd.DataFrame, best: float, window: int, baseline_col: str = "baseline_line") -> str:
     """At the zoom's last round: which policies' mean regret is above the dashed baseline's, which at or below.
 
@@ -356,51 +297,3 @@ def zoom_sentence(frame: pd.DataFrame, best: float, window: int, baseline_col: s
         text += f" At or below it: {', '.join(below)}."
     return text + (" Regret counts expected rewards, the rule the rewards actually drawn, so a curve can pass the "
                    "line while its slack stays ≥ 0.")
-
-
-def crossover(frame: pd.DataFrame, first: str, other: str) -> tuple[int, int, float] | None:
-    """Where ``first``'s regret over horizons drops below ``other``'s: (horizon before, horizon after, estimate).
-
-    The estimate interpolates the difference of the means linearly in T between the two horizons;
-    None when ``first`` is not behind at one horizon and ahead at the next.
-    """
-    a = frame[frame["policy"] == first].set_index("T")["cum_regret_mean"]
-    b = frame[frame["policy"] == other].set_index("T")["cum_regret_mean"]
-    diff = (a - b).sort_index()
-    T, d = diff.index.to_numpy(), diff.to_numpy()
-    for i in range(1, len(d)):
-        if d[i - 1] > 0 >= d[i]:
-            est = T[i - 1] + (T[i] - T[i - 1]) * d[i - 1] / (d[i - 1] - d[i])
-            return int(T[i - 1]), int(T[i]), float(est)
-    return None
-
-
-def crossover_caption(frame: pd.DataFrame, first: str, other: str, gap: float) -> str:
-    """The crossover chart in words: who has the lower regret where, and why (from the default pulls shown).
-
-    ``gap`` is the regret of one default pull, μ_best − μ₀.
-    """
-    fa, fb = (frame[frame["policy"] == p].sort_values("T") for p in (first, other))
-    la, lb = fa["label"].iloc[0], fb["label"].iloc[0]
-    T = fa["T"].to_numpy()
-    ra, rb = fa["cum_regret_mean"].to_numpy(), fb["cum_regret_mean"].to_numpy()
-    na, nb = fa["default_pulls_mean"].to_numpy(), fb["default_pulls_mean"].to_numpy()
-    cross = crossover(frame, first, other)
-    if cross is not None:
-        lo, hi, est = cross
-        text = (f"{la} overtakes {lb} between T = {lo:,} and T = {hi:,} (about T ≈ {est:,.0f}, interpolating "
-                f"linearly); at T = {T[-1]:,} its regret is {ra[-1]:,.1f} against {rb[-1]:,.1f}.")
-    elif ra[-1] < rb[-1]:
-        text = f"{la} has the lower regret at T = {T[-1]:,}: {ra[-1]:,.1f} against {rb[-1]:,.1f}."
-    else:
-        text = (f"Up to T = {T[-1]:,} {lb} keeps the lower regret ({rb[-1]:,.1f} against {la}'s {ra[-1]:,.1f}); "
-                "a longer horizon may be needed to see a crossover.")
-    if len(T) >= 2:
-        text += (f" Between T = {T[-2]:,} and T = {T[-1]:,}, {lb} added {nb[-1] - nb[-2]:,.0f} default pulls per run "
-                 f"and {la} {na[-1] - na[-2]:,.0f}; each costs μ_best − μ₀ = {gap:.3g} in regret.")
-    if len(T) >= 2 and nb[-1] - nb[-2] > na[-1] - na[-2]:
-        text += (f" Why: {lb} explores only when its lower confidence bounds (δ = 1/T) allow it, so it keeps "
-                 f"falling back on the default arm as T grows; {la} falls back only while a worthless pull could "
-                 "break the rule, so once it has earned enough slack its default pulls level off and what is left "
-                 "is the exploration cost of its learner, which grows more slowly than T.")
-    return text

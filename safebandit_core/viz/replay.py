@@ -5,7 +5,7 @@ Inputs are small aggregated frames, not per-round ones, so a full-size replay st
 - *curves* (:meth:`safebandit_core.presets.PresetResult.curves`, :func:`safebandit_core.presets.curve_stats`):
   ``cell, label, t, mean, std, min, max`` (and ``name``, the cell's name);
 - *cell summaries* (:func:`safebandit_core.sweep.cell_summary`): one row per cell and policy with
-  the swept settings, ``label``, ``regret_mean``, ``violation_rate`` / ``default_pulls``, ``min_slack``
+  the swept settings, ``label``, ``cum_regret_mean``, ``violation_rate`` / ``default_pulls_mean``, ``min_slack``
   and ``safe``;
 - *horizons* (:func:`safebandit_core.sweep.over_horizons`): one row per horizon and policy, each horizon
   its own run, for :func:`horizons_figure`;

@@ -19,13 +19,14 @@ import pytest
 import scipy.io
 
 from safebandit_core import battery as ex
-from safebandit_core import cli, families
+from safebandit_core import cli, families, jsondoc
 from safebandit_core.battery import BatteryDataError, cache
 from safebandit_core.settings import SettingsError, from_dict, to_dict
 from tests.support import assert_close_sum, only_command
 
 ROOT = Path(__file__).resolve().parents[2]
 DIM, T, SEEDS = 32, 200, 2
+JSON_KEYS = {"tau", "T", "dim", "fit_r2_reward", "fit_r2_cost", "seconds"}
 SUMMARY_KEYS = {"policy", "tau", "T", "dim", "violation_rate", "cum_regret_mean", "fit_r2_reward", "fit_r2_cost",
                 "seconds"}
 STEP_FIELDS = ("comment", "type", "time", "relativeTime", "voltage", "current", "temperature", "date")
@@ -262,9 +263,9 @@ def test_cli_prints_exactly_one_json_object(capsys: pytest.CaptureFixture[str], 
     out, err = capsys.readouterr()
     assert code == 0, err
     summary = json.loads(out)
-    assert isinstance(summary, dict) and SUMMARY_KEYS <= set(summary)
+    assert jsondoc.problems(summary) == [] and JSON_KEYS <= set(summary)
     assert (summary["tau"], summary["T"], summary["dim"], summary["source"]) == (0.1, T, DIM, "cell.mat")
-    assert len(summary["by_policy"]) == 3 and summary["seconds"] > 0
+    assert len(summary["rows"]) == 3 and summary["seconds"] > 0
 
 
 def test_cli_keys_and_numbers_are_the_replays(capsys: pytest.CaptureFixture[str], rw26, rw26_result,
@@ -274,11 +275,16 @@ def test_cli_keys_and_numbers_are_the_replays(capsys: pytest.CaptureFixture[str]
     out, err = capsys.readouterr()
     assert code == 0, err
     summary, expected = json.loads(out), ex.summary_row(rw26, rw26_result)
-    assert list(summary) == list(expected) and summary["source"] == ex.EMBEDDED_LABEL
-    for key in ("cum_regret_mean", "first_dose_regret", "first_safe_dose", "passes", "S", "kappa_c"):
+    assert set(summary) - {"rows", "kind"} == set(expected) - {"policy", "violation_rate", "cum_regret_mean",
+                                                               "by_policy"}
+    assert summary["source"] == ex.EMBEDDED_LABEL
+    for key in ("first_dose_regret", "first_safe_dose", "passes", "S", "kappa_c"):
         assert summary[key] == pytest.approx(expected[key], rel=1e-12), key
-    assert [r["cum_regret_mean"] for r in summary["by_policy"]] == pytest.approx(
-        [r["cum_regret_mean"] for r in expected["by_policy"]], rel=1e-12)
+    for key in ("cum_regret_mean", "cum_regret_std", "violation_rate"):
+        assert [r[key] for r in summary["rows"]] == pytest.approx([r[key] for r in expected["by_policy"]],
+                                                                  rel=1e-12), key
+    assert [r["violation_rate_ci95"] for r in summary["rows"]] == [r["violation_rate_ci95"]
+                                                                  for r in expected["by_policy"]]
 
 
 @pytest.mark.parametrize(

@@ -151,7 +151,7 @@ def check_group(job: Job, n: int, tmp: Path, ref: dict[str, object]) -> None:
     assert len(docs) == 2, job.stdout(0)[-2000:]
     replay, sweep = docs
     assert sweep["processes"] == n and f"over {n} processes" in sweep["device"]
-    for key in ("rows", "claims"):
+    for key in ("rows", "paper", "claims"):
         assert_close(ref["replay"][key], replay[key], key)
     assert_close(ref["sweep"]["rows"], sweep["rows"], "sweep rows")
     for i in range(1, n):

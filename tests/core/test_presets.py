@@ -11,7 +11,7 @@ import zipfile
 import numpy as np
 import pytest
 
-from safebandit_core import cli, export, presets, sweep
+from safebandit_core import cli, export, jsondoc, presets, sweep
 from safebandit_core.dose.settings import DoseSettings
 from safebandit_core.meanvar.settings import MVSettings
 from safebandit_core.settings import SettingsError, to_json
@@ -107,7 +107,7 @@ def test_table1_at_reduced_size_shows_the_papers_picture(table1):
     assert c1["verdict"] == presets.NOT_SHOWN and "grows with T" in c1["why"], c1.to_dict()
     summary = table1.summary()
     assert set(summary.columns) == ROW_KEYS
-    assert set(summary["metric"]) == {"violation_rate", "final_regret"}
+    assert set(summary["metric"]) == {"violation_rate", "cum_regret"}
     paper = presets.paper_table(summary)
     assert len(paper) == 16 and set(paper["paper"]) == {"0.02 %", "12 % – 23 % (range over τ)"}
     rates = summary[summary["metric"] == "violation_rate"]
@@ -181,9 +181,11 @@ def test_cli_list_and_bad_input(capsys):
 def test_cli_json_rows_claims_and_bundle(capsys, tmp_path):
     out = replay_json(capsys, "--preset", "s001-fig1a-cmab", "--seeds", "2", "--T", "200", "--out", str(tmp_path))
     assert (out["preset"], out["T"], out["seeds"]) == ("s001-fig1a-cmab", 200, 2)
-    rows = out["rows"]
+    assert jsondoc.problems(out) == [] and out["kind"] == "preset"
+    rows = out["paper"]
+    assert len(out["rows"]) == 3 and {r["policy"] for r in out["rows"]} == {r["policy"] for r in rows}
     assert len(rows) == 3 * 3 and all(set(r) == ROW_KEYS for r in rows)  # 3 policies × 3 metrics
-    assert {r["metric"] for r in rows} == {"final_regret", "default_pulls", "min_slack"}
+    assert {r["metric"] for r in rows} == {"cum_regret", "default_pulls", "min_slack"}
     assert rows[0]["settings"] == {"K": 72, "alpha": 0.05, "T": 200, "seeds": 2}
     assert [c["claim"] for c in out["claims"]] == ["C4", "C5"] and all(set(c) == CLAIM_KEYS for c in out["claims"])
     zips = list(tmp_path.glob("*.zip"))
@@ -206,7 +208,7 @@ def table1_default() -> tuple[dict, float]:
 def test_table1_at_the_papers_size_matches_its_numbers(table1_default):
     out, _ = table1_default
     assert (out["T"], out["seeds"]) == (10_000, 5)
-    rates = [r for r in out["rows"] if r["metric"] == "violation_rate"]
+    rates = [r for r in out["paper"] if r["metric"] == "violation_rate"]
     assert len(rates) == 2 * 8  # two policies × (d, τ) ∈ {5, 10} × {0.1, 0.2, 0.5, 1.0}
     for r in rates:
         if r["policy"] == "hpucb":
@@ -226,7 +228,7 @@ def test_figure1a_at_t_1e5_gencb_beats_conucb_and_keeps_its_constraint():
     result = presets.run_preset(presets.PresetRun(preset="s001-fig1a-cmab", seeds=5, T=100_000))
     per_cell = result.cell_summary().set_index("policy")
     g, c = per_cell.loc["gencb"], per_cell.loc["conucb"]
-    assert g["regret_mean"] < c["regret_mean"] and g["default_pulls"] < c["default_pulls"]
+    assert g["cum_regret_mean"] < c["cum_regret_mean"] and g["default_pulls_mean"] < c["default_pulls_mean"]
     assert g["min_slack"] >= 0  # the constraint held in every round of every run
     verdicts = presets.claim_table(result).set_index("claim")["verdict"]
     assert verdicts["C4"] == presets.CONSISTENT

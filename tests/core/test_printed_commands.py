@@ -24,7 +24,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from safebandit_core import cli, clikit, export, presets, sweep
+from safebandit_core import cli, clikit, export, jsondoc, presets, sweep
 from safebandit_core.battery import BatteryReplaySettings
 from safebandit_ui import registry, tools, warmup
 from tests.conftest import ROOT
@@ -36,6 +36,8 @@ SIZED = {"dose", "nonlinear", "conservative", "mv", "battery", "data"}
 """Commands whose size flags :func:`small` adds when the line leaves them at the (large) defaults."""
 DISTRIBUTED = {"--coordinator": 1, "--num-processes": 1, "--process-id": 1, "--distributed": 1,
                "--connect-timeout": 1, "--heartbeat-timeout": 1}
+NOT_RUNS = ("devices",)
+"""Commands whose ``--json`` lists something other than a run (``devices``: the devices JAX sees)."""
 PLACEHOLDERS = {"HOST:PORT": "127.0.0.1:7311", "N": "2", "I": "0"}
 
 
@@ -154,8 +156,22 @@ def run(argv: list[str], capsys) -> str:
     out, err = capsys.readouterr()
     assert code == 0, f"{shlex.join(argv)} exited {code}: {err.strip()[-500:]}"
     if "--json" in argv:
-        assert isinstance(json.loads(out), dict), shlex.join(argv)
+        doc = json.loads(out)
+        assert isinstance(doc, dict), shlex.join(argv)
+        if argv[0] not in NOT_RUNS:
+            assert jsondoc.problems(doc) == [], shlex.join(argv)
+            unnamed = set(doc) - set(jsondoc.ENVELOPE) - own_keys(argv[0])
+            assert not unnamed, f"{shlex.join(argv)} prints keys its --help does not name: {unnamed}"
     return out
+
+
+def own_keys(command: str) -> set[str]:
+    """The keys a command's ``--json`` help names beside the shared ones (:func:`safebandit_core.jsondoc.help_for`)."""
+    parser = cli.build_parser()._subparsers._group_actions[0].choices[command]
+    text = " ".join(next(a.help for a in parser._actions if "--json" in a.option_strings).split())
+    named = re.search(r"this command's own keys: ([\w, ]+)", text)
+    assert named is not None, f"{command} --help no longer names the keys --json prints"
+    return {k.strip() for k in named.group(1).split(",")}
 
 
 def test_small_rewrites_sizes_and_drops_the_process_flags():
@@ -210,12 +226,18 @@ def test_the_bundles_the_command_line_writes_name_real_pages_and_commands_that_r
         assert doc.get("model", doc.get("preset")) is not None, kind
 
 
+def test_every_json_help_names_the_one_schema():
+    choices = cli.build_parser()._subparsers._group_actions[0].choices
+    helps = {name: next(a.help for a in p._actions if "--json" in a.option_strings)
+             for name, p in choices.items() if name not in NOT_RUNS}
+    assert set(helps) == set(cli.COMMANDS) - set(NOT_RUNS)
+    for name, text in helps.items():
+        assert text.startswith(jsondoc.HELP), name
+
+
 def test_the_replay_json_is_the_object_its_help_describes(workdir, capsys):
     doc = json.loads(run(["replay", "--preset", "s000-table1", "--T", "200", "--seeds", "1", "--json"], capsys))
-    help_text = cli.build_parser()._subparsers._group_actions[0].choices["replay"].format_help()
-    named = re.search(r"--json\s+print one JSON object: ([\w, \n]+)", help_text)
-    assert named is not None, "replay --help no longer says what --json prints"
-    assert set(doc) == {k.strip() for k in named.group(1).replace("\n", " ").split(",")}
+    assert set(doc) == set(jsondoc.ENVELOPE) | own_keys("replay") - {"compute_seconds"}  # that one with --resume
 
 
 def test_the_module_runs_as_a_program():

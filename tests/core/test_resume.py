@@ -58,7 +58,7 @@ def test_interrupted_run_resumes_and_equals_an_uninterrupted_one(tmp_path: Path,
     assert cli.main(["replay", "--preset", RUN.preset, "--seeds", "2", "--T", "100", "--resume",
                      str(tmp_path / "a"), "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
-    assert doc["rows"] == presets.summary_rows(resumed.summary())
+    assert doc["paper"] == presets.summary_rows(resumed.summary())
     assert doc["compute_seconds"] == pytest.approx(resumed.compute_seconds)
 
 

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from safebandit_core import families, scenarios
+from safebandit_core import captions, families, scenarios
 from safebandit_core.dose import DoseSettings
 from safebandit_core.meanvar import MVSettings, assumption_ok
 from safebandit_core.scenarios import SCENARIOS, Names
@@ -130,11 +130,11 @@ def test_overtake_reads_the_curves():
     t = np.arange(1, 11)
     frame = pd.DataFrame({"policy": ["a"] * 10 + ["b"] * 10, "label": ["A"] * 10 + ["B"] * 10,
                           "t": np.concatenate([t, t]), "cum_regret": np.concatenate([t * 1.0, 3.0 + 0.5 * t])})
-    assert scenarios.overtake(frame, "b", "a", 10).startswith("From round 7 on, B has less regret than A")
-    assert "still has at least as much regret" in scenarios.overtake(frame, "a", "b", 10)
+    assert captions.overtake(frame, "b", "a", 10).startswith("From round 7 on, B has less regret than A")
+    assert "still has at least as much regret" in captions.overtake(frame, "a", "b", 10)
     ahead = frame.assign(cum_regret=np.concatenate([t * 2.0, t * 1.0]))
-    assert scenarios.overtake(ahead, "b", "a", 10).startswith("B has less regret than A in every round")
-    assert scenarios.overtake(frame, "a", "missing", 10) == ""
+    assert captions.overtake(ahead, "b", "a", 10).startswith("B has less regret than A in every round")
+    assert captions.overtake(frame, "a", "missing", 10) == ""
 
 
 def test_names_fall_back_on_the_defaults():

@@ -107,11 +107,12 @@ def test_conservative_and_mv_summaries_report_slack_and_default_pulls():
     per_cell = sweep.cell_summary(sweep.run_sweep(spec))
     assert set(per_cell["mu0"]) == {0.7}  # seed 001's CMAB μ₀, derived from the instance
     assert per_cell.loc[per_cell["policy"] == "gencb", "safe"].all()
-    assert (per_cell.loc[per_cell["policy"] == "ucb", "default_pulls"] == 0).all()
+    assert (per_cell.loc[per_cell["policy"] == "ucb", "default_pulls_mean"] == 0).all()
     mv = sweep.SweepSpec("mv", MVSettings(K=4, T=120, seeds=2), (0.1,), (10.0, 100.0))
     per_cell = sweep.cell_summary(sweep.run_sweep(mv))
     assert list(per_cell["rho"].unique()) == [10.0, 100.0]
-    assert {"min_slack", "default_pulls", "regret_mean"} <= set(per_cell.columns)
+    assert {"min_slack", "default_pulls_mean", "default_pulls_std", "cum_regret_mean",
+            "cum_regret_std"} <= set(per_cell.columns)
     assert sweep.baseline_slope(mv, 0) == pytest.approx(families.get("mv").baseline(mv.cell_settings(0)))
 
 

@@ -36,10 +36,10 @@ def test_a_registered_family_gets_a_command(toy, capsys):
     assert line == "python -m safebandit_core toy --T 60 --seeds 2 --base-seed 5 --json"
     assert cli.main(shlex.split(line)[3:]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert out["kind"] == "toy" and out["policy"] == "all" and out["T"] == 60
-    assert [r["policy"] for r in out["by_policy"]] == ["greedy", "first"]
+    assert out["kind"] == "toy" and out["T"] == 60
+    assert [r["policy"] for r in out["rows"]] == ["greedy", "first"]
     run = families.run(SMALL)
-    assert [r["cum_regret_mean"] for r in out["by_policy"]] == families.summary(run)["cum_regret_mean"].tolist()
+    assert [r["cum_regret_mean"] for r in out["rows"]] == families.summary(run)["cum_regret_mean"].tolist()
     assert "toy" in cli.build_parser().format_help()
 
 
@@ -51,7 +51,7 @@ def test_a_registered_family_sweeps(toy):
     assert len(cells) == 4 * len(toy.policies(spec.base))
     single = families.summary(families.run(ToySettings(p0=0.4, p1=0.7, T=50, seeds=2)))
     last = cells[(cells["p0"] == 0.4) & (cells["p1"] == 0.7)]
-    assert last["regret_mean"].tolist() == pytest.approx(single["cum_regret_mean"].tolist(), rel=1e-9)
+    assert last["cum_regret_mean"].tolist() == pytest.approx(single["cum_regret_mean"].tolist(), rel=1e-9)
     assert cli.command_for(spec) == "python -m safebandit_core sweep --settings settings.json --json"
 
 

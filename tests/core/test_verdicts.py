@@ -45,10 +45,10 @@ def test_c1_counts_rows_against_the_papers_band_and_states_its_tolerance():
 def test_paper_number_positions_and_units():
     assert [OE.position(v) for v in (0.11, 0.12, 0.2, 0.23, 0.25)] == ["below", "within", "within", "within", "above"]
     assert OE.accepted == (0.10, 0.30) and HP.accepted == (0.0, 0.001)
-    plain = presets.PaperNumber("gencb", "final_regret", "100", 90.0, 110.0, "")
+    plain = presets.PaperNumber("gencb", "cum_regret", "100", 90.0, 110.0, "")
     assert plain.accepted == (90.0, 110.0)
     assert presets.format_value("violation_rate", 0.0002) == "0.02 %"
-    assert presets.format_value("final_regret", 1234.5) == "1234"
+    assert presets.format_value("cum_regret", 1234.5) == "1234"
     assert presets.format_range("violation_rate", 0.1, 0.3) == "10 % – 30 %"
 
 

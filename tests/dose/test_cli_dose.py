@@ -9,6 +9,7 @@ import sys
 import pandas as pd
 import pytest
 
+from safebandit_core import jsondoc
 from tests.conftest import ROOT
 
 
@@ -23,12 +24,14 @@ def test_json_contract_and_out_file(tmp_path):
               "--delta-prime", "0.05", "--noise", "0.3", "--seeds", "2", "--device", "cpu", "--json", "--out", str(out))
     assert res.returncode == 0, res.stderr
     doc = json.loads(res.stdout)
-    assert isinstance(doc, dict)
-    for key in ("policy", "d", "T", "seeds", "tau", "delta", "violation_rate", "cum_regret_mean", "cum_regret_std",
-                "device", "seconds"):
+    assert jsondoc.problems(doc) == []
+    for key in ("d", "T", "seeds", "tau", "delta", "device", "seconds"):
         assert key in doc
-    assert doc["policy"] == "hpucb" and doc["d"] == 3 and doc["T"] == 200 and doc["seeds"] == 2
-    assert 0.0 <= doc["violation_rate"] <= 1.0
+    (row,) = doc["rows"]
+    for key in ("policy", "violation_rate", "cum_regret_mean", "cum_regret_std", "cum_regret_ci95"):
+        assert key in row
+    assert row["policy"] == "hpucb" and doc["d"] == 3 and doc["T"] == 200 and doc["seeds"] == 2
+    assert 0.0 <= row["violation_rate"] <= 1.0
     assert doc["device"].startswith("cpu")
     frame = pd.read_parquet(out)
     assert len(frame) == 200 * 2

@@ -373,10 +373,10 @@ def test_cli_json_contract(nl_cli, stat_run, tmp_path):
     code, out, err = nl_cli(*STAT_ARGS, "--json", "--out", str(path))
     assert code == 0, err
     doc = json.loads(out)
-    assert doc["policy"] == "all" and doc["precision"] == "float64" and doc["device"].startswith("cpu")
+    assert len(doc["rows"]) == 3 and doc["precision"] == "float64" and doc["device"].startswith("cpu")
     assert doc["settings"]["function_class"] == "linear-grid" and doc["settings"]["size"] == 64
     table = M.summary(stat_run).set_index("policy")
-    for row in doc["by_policy"]:
+    for row in doc["rows"]:
         row = {**doc, **row}
         for key in ("violation_rate", "violation_rate_ci95", "cum_regret_mean", "cum_regret_std", "set_r_final",
                     "set_c_final", "seconds", "device", "precision", "settings"):

@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
-from safebandit_core import cli, families, model, runner
+from safebandit_core import cli, families, jsondoc, model, runner
 from safebandit_core.meanvar import (
     FAMILY,
     MVSettings,
@@ -325,10 +325,10 @@ def test_frames_summary_and_arm_table():
     assert list(summ.columns[: len(model.SUMMARY_COLUMNS) - 1]) == [c for c in model.SUMMARY_COLUMNS if c != "policy"]
     for policy in s.policies:
         rows = last[last.policy == policy]
-        assert summ.loc[policy, "regret_mean"] == pytest.approx(rows.cum_regret.mean())
         assert summ.loc[policy, "cum_regret_mean"] == pytest.approx(rows.cum_regret.mean(), rel=1e-12)
         assert summ.loc[policy, "cum_regret_std"] == pytest.approx(rows.cum_regret.std(ddof=1), rel=1e-9)
-        assert summ.loc[policy, "regret_std"] == pytest.approx(rows.cum_regret.std(ddof=0), rel=1e-9)
+        assert summ.loc[policy, "cum_regret_min"] == pytest.approx(rows.cum_regret.min(), rel=1e-12)
+        assert summ.loc[policy, "cum_regret_max"] == pytest.approx(rows.cum_regret.max(), rel=1e-12)
         assert summ.loc[policy, "default_pulls_mean"] == pytest.approx(rows.default_pulls.mean())
         assert summ.loc[policy, "min_slack"] == pytest.approx(frame[frame.policy == policy].slack.min())
         assert summ.loc[policy, "t_done"] == s.T and summ.loc[policy, "assumption_ok"]
@@ -393,15 +393,15 @@ def test_cli_json_contract():
                    "--seeds", "3", "--device", "cpu", "--json")
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
-    assert isinstance(data, dict)
-    old = ["policy", "K", "T", "seeds", "base_seed", "alpha", "mu0", "rho", "assumption_ok", "assumption",
-           "default_pulls_mean", "regret_mean", "regret_std", "min_slack", "constraint_held", "seconds", "device",
-           "precision"]
-    assert set(old) <= set(data), "every key of the previous release is kept"
-    assert {"kind", "label", "cum_regret_mean", "cum_regret_std", "settings"} <= set(data), "the shared keys"
-    assert data["policy"] == "mvcucb" and data["T"] == 200 and data["seeds"] == 3
-    assert data["assumption_ok"] is True and data["min_slack"] >= 0 and data["default_pulls_mean"] >= 1
-    assert data["constraint_held"] is True and data["precision"] == "float64"
+    assert jsondoc.problems(data) == []
+    assert {"K", "T", "seeds", "base_seed", "alpha", "mu0", "rho", "assumption_ok", "assumption", "seconds", "device",
+            "precision", "kind", "settings"} <= set(data)
+    (row,) = data["rows"]
+    assert {"policy", "label", "default_pulls_mean", "cum_regret_mean", "cum_regret_std", "cum_regret_ci95",
+            "cum_regret_min", "cum_regret_max", "min_slack", "constraint_held"} <= set(row)
+    assert row["policy"] == "mvcucb" and data["T"] == 200 and data["seeds"] == 3
+    assert data["assumption_ok"] is True and row["min_slack"] >= 0 and row["default_pulls_mean"] >= 1
+    assert row["constraint_held"] is True and data["precision"] == "float64"
 
 
 def test_cli_numbers_are_the_family_run(mv_router, capsys):
@@ -410,8 +410,9 @@ def test_cli_numbers_are_the_family_run(mv_router, capsys):
     data = json.loads(capsys.readouterr().out)
     s = MVSettings(policies=("mvucb",), K=4, T=150, seeds=3, base_seed=5, precision="float64")
     row = families.summary(families.run(s, device="cpu")).iloc[0]
-    for k in ("default_pulls_mean", "regret_mean", "regret_std", "min_slack"):
-        assert data[k] == pytest.approx(row[k], rel=1e-12), k
+    for k in ("default_pulls_mean", "cum_regret_mean", "cum_regret_std", "cum_regret_min", "min_slack"):
+        assert data["rows"][0][k] == pytest.approx(row[k], rel=1e-12), k
+    assert data["rows"][0]["cum_regret_ci95"] == pytest.approx([row["cum_regret_lo"], row["cum_regret_hi"]])
 
 
 def test_cli_text_warns_when_assumption_fails(tmp_path, capsys, mv_router):

@@ -31,5 +31,5 @@ def run(args: argparse.Namespace) -> int:
                            T=args.T, seeds=args.seeds, base_seed=args.base_seed).validate()
     start = time.perf_counter()
     result = M.run(FAMILY, settings)
-    clikit.emit(clikit.grouped(clikit.run_rows(result, time.perf_counter() - start, ("p0", "p1"))), args.json)
+    clikit.emit(clikit.run_document(result, time.perf_counter() - start, ("p0", "p1")), args.json)
     return 0

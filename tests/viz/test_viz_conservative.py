@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from safebandit_core import captions
 from safebandit_core.viz import conservative as vc
 from safebandit_core.viz import mv as vm
 
@@ -221,20 +222,21 @@ def summary(regret: dict[str, float], pulls: dict[str, float]) -> pd.DataFrame:
 def test_regret_sentences_follow_the_numbers():
     behind = summary({"gencb": 52.4, "conucb": 43.0}, {"gencb": 306.0, "conucb": 381.0})
     ahead = summary({"gencb": 34.3, "conucb": 42.2}, {"gencb": 89.0, "conucb": 381.0})
-    assert "**ConUCB has the lower regret**: 43.0 against GenCB's 52.4" in vc.ranking(behind, "gencb", "conucb", 2)
-    assert "**GenCB has the lower regret**: 34.3 against ConUCB's 42.2" in vc.ranking(ahead, "gencb", "conucb", 2)
-    late = vc.regret_verdict(behind, "gencb", "conucb", 2, 12)
+    rank = captions.ranking
+    assert "**ConUCB has the lower regret**: 43.0 against GenCB's 52.4" in rank(behind, "gencb", "conucb", 2)
+    assert "**GenCB has the lower regret**: 34.3 against ConUCB's 42.2" in rank(ahead, "gencb", "conucb", 2)
+    late = captions.regret_verdict(behind, "gencb", "conucb", 2, 12)
     assert "This holds at T = 400" in late and "12 arms" in late and "overtakes" in late
-    assert "This holds" not in vc.regret_verdict(ahead, "gencb", "conucb", 2, 12)
-    assert "mean of 2 runs" in late and "mean of" not in vc.ranking(behind, "gencb", "conucb", 1)
-    text = vc.default_pulls_sentence(behind, "gencb", "conucb")
+    assert "This holds" not in captions.regret_verdict(ahead, "gencb", "conucb", 2, 12)
+    assert "mean of 2 runs" in late and "mean of" not in captions.ranking(behind, "gencb", "conucb", 1)
+    text = captions.default_pulls_sentence(behind, "gencb", "conucb")
     assert "GenCB played the default arm 306.0 times per run, ConUCB 381.0 times: GenCB held back less." == text
     flipped = summary({"gencb": 1.0, "conucb": 2.0}, {"gencb": 400.0, "conucb": 100.0})
-    assert vc.default_pulls_sentence(flipped, "gencb", "conucb").endswith("ConUCB held back less.")
+    assert captions.default_pulls_sentence(flipped, "gencb", "conucb").endswith("ConUCB held back less.")
 
 
 def test_slack_and_zoom_sentences_read_the_frame():
-    text = vc.slack_sentence(vc.negative_slack(frame()))
+    text = captions.slack_runs(vc.negative_slack(frame()))
     assert "GenCB's slack stayed ≥ 0 in all 2 runs" in text
     assert "UCB's slack went below 0 in 1 of 2 runs (first at t = 10" in text
     zoom = vc.zoom_sentence(frame(), BEST, 20)
@@ -259,16 +261,17 @@ def horizons(regret_g: list[float], regret_b: list[float], pulls_g: list[float],
 
 def test_crossover_is_found_and_explained():
     f = horizons([100, 200, 300, 350], [80, 160, 320, 640], [500, 700, 700, 700], [900, 1900, 3900, 7900])
-    assert vc.crossover(f, "gencb", "conucb") == (2000, 4000, pytest.approx(2000 + 2000 * 40 / 60))
-    text = vc.crossover_caption(f, "gencb", "conucb", 0.1)
+    assert captions.crossing(f, "gencb", "conucb") == (2000, 4000, pytest.approx(2000 + 2000 * 40 / 60))
+    text = captions.crossover_caption(f, "gencb", "conucb", 0.1)
     assert "GenCB overtakes ConUCB between T = 2,000 and T = 4,000 (about T ≈ 3,333" in text
     assert "ConUCB added 4,000 default pulls per run and GenCB 0" in text and "Why:" in text
     never = horizons([100, 200, 300, 400], [50, 100, 150, 200], [500, 700, 900, 1100], [500, 600, 700, 800])
-    assert vc.crossover(never, "gencb", "conucb") is None
-    text = vc.crossover_caption(never, "gencb", "conucb", 0.1)
+    assert captions.crossing(never, "gencb", "conucb") is None
+    text = captions.crossover_caption(never, "gencb", "conucb", 0.1)
     assert text.startswith("Up to T = 8,000 ConUCB keeps the lower regret") and "Why:" not in text
     always = horizons([10, 20, 30, 40], [50, 100, 150, 200], [5, 5, 5, 5], [900, 1900, 3900, 7900])
-    assert vc.crossover_caption(always, "gencb", "conucb", 0.1).startswith("GenCB has the lower regret at T = 8,000")
+    text = captions.crossover_caption(always, "gencb", "conucb", 0.1)
+    assert text.startswith("GenCB has the lower regret at T = 8,000")
 
 
 def test_horizons_figure_draws_regret_and_default_pulls_on_log_axes():
