@@ -97,7 +97,7 @@ def readme_commands() -> list[list[str]]:
 
 def page_commands() -> list[list[str]]:
     """The lines the pages show for their default settings (and each model's first audience scenario)."""
-    settings = [*warmup.defaults("cpu"), *(s for _, s in warmup.presentation("cpu"))]
+    settings = [*warmup.defaults("cpu"), *(job.settings for job in warmup.presentation("cpu"))]
     lines = [cli.command_for(s) for s in settings]
     assert all(lines), "a model page shows no command line"
     battery = BatteryReplaySettings(dim=16, base_seed=0, T=200, seeds=1)
@@ -230,7 +230,7 @@ def test_every_json_help_names_the_one_schema():
     choices = cli.build_parser()._subparsers._group_actions[0].choices
     helps = {name: next(a.help for a in p._actions if "--json" in a.option_strings)
              for name, p in choices.items() if name not in NOT_RUNS}
-    assert set(helps) == set(cli.COMMANDS) - set(NOT_RUNS)
+    assert set(helps) == set(cli.commands()) - set(NOT_RUNS)
     for name, text in helps.items():
         assert text.startswith(jsondoc.HELP), name
 
