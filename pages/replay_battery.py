@@ -140,11 +140,12 @@ def data_section(prepared: battery.BatteryRun, data: bytes | None, key: str) -> 
     """The data (a window of steps, the rounds' currents) and the fit, each beside its words; returns the figures."""
     p, steps = prepared.problem, battery.load_source(data)[0]
     st.header(f"The data and the fit: {prepared.source}")
-    first = int(battery.random_walk_discharges(steps)["step"].iloc[0])
+    rounds, facts = battery.random_walk_discharges(steps), p.facts()
+    first = int(rounds["step"].iloc[0])
     lo, hi = st.slider("Steps shown", 0, len(steps) - 1, (max(0, first - 2), min(len(steps) - 1, first + 120)),
                        key=f"bat_window_{key[:20]}", help=f"At most {MAX_WINDOW:,} steps at once.")
-    figs = vb.data_figures(steps, p, lo, min(hi, lo + MAX_WINDOW - 1))
-    for name, text in vb.data_texts(p).items():
+    figs = vb.data_figures(steps, rounds, battery.fit_frame(p), facts, lo, min(hi, lo + MAX_WINDOW - 1))
+    for name, text in vb.data_texts(facts).items():
         left, right = st.columns([3, 2], gap="medium")
         left.plotly_chart(figs[name], key=name)
         right.markdown(text)

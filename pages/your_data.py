@@ -14,11 +14,11 @@ import streamlit as st
 
 from safebandit_core import families, logged
 from safebandit_core.dose import curves
-from safebandit_core.logged import figures as lf
 from safebandit_core.logged.fit import CONTEXTS
 from safebandit_core.logged.loader import MISSING, bundle_member, guess_map
 from safebandit_core.logged.settings import LABEL_FIELDS, MAX_REPLAY_T
 from safebandit_core.viz import dose as vd
+from safebandit_core.viz import logged as lf
 from safebandit_core.viz.common import by_label
 from safebandit_ui import downloads, forms, links, live, pagekit, shell
 from safebandit_ui.forms import Control

@@ -2,7 +2,7 @@
 
 Every process runs the same command. :func:`start` joins them (``jax.distributed.initialize``;
 on CPU the collectives go through gloo); afterwards ``jax.devices()`` lists the devices of every
-process and :func:`safebandit_core.sweep.device_mesh` spans them all. For a mesh that spans
+process and :func:`safebandit_core.model.device_mesh` spans them all. For a mesh that spans
 several processes, :func:`plan` splits the work: the grid cells when there are at least as many
 cells as devices, else the seeds (a one-cell preset at the paper's 50 seeds, the battery replay).
 The rows are padded to a multiple of the device count by repeating the last one, each process

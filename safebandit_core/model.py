@@ -448,6 +448,28 @@ def simulate(family: Family, settings: Any, device: str | None = None, chunk: in
 GRID_AXIS = "grid"
 
 
+def device_mesh(device: str | None = None, shard: bool | None = None) -> jax.sharding.Mesh | None:
+    """A 1-D mesh over every device of ``device``'s platform, or None for a single-device run (the ``mesh`` of
+    :func:`simulate`).
+
+    ``shard`` None: shard when that platform has several devices; False: never; True: whenever possible.
+    In a multi-process run (:mod:`safebandit_core.distributed`) the mesh spans the devices of every
+    process, grouped by process in process order (the order their shares are gathered in).
+    """
+    from jax.sharding import Mesh
+
+    if shard is False:
+        return None
+    dev = _device.resolve(device)
+    try:
+        peers = jax.devices(dev.platform)
+    except RuntimeError:
+        peers = [dev]
+    if len(peers) < 2:
+        return None
+    return Mesh(np.asarray(sorted(peers, key=lambda d: d.process_index)), (GRID_AXIS,))
+
+
 def _sharded(params: Params, grid: Any, mesh: Any) -> tuple[Params, tuple[Any, Any]]:
     """Pad the batched leaves to a multiple of the mesh size and give each leaf its sharding."""
     from jax.sharding import NamedSharding, PartitionSpec

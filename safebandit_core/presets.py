@@ -36,9 +36,9 @@ import numpy as np
 import pandas as pd
 
 from . import sweep
-from .conservative.settings import ConservativeSettings
-from .dose.settings import DoseSettings
-from .meanvar.settings import MVSettings
+from .conservative.settings import CMAB_BASE, ConservativeSettings
+from .dose.settings import S000_BASE
+from .meanvar.settings import MV_BASE
 from .model import Run
 from .settings import SettingsError, check_choice, check_int_range
 
@@ -157,8 +157,6 @@ ONESIZE = "One-size-fits-all conservative bandits (AAAI 2021)"
 # ----------------------------------------------------------------------------------------------
 # Safety by Design (HPC-UCB)
 S000_TAUS = (0.1, 0.2, 0.5, 1.0)
-S000_BASE = DoseSettings(policies=("hpucb", "on_expectation"), d=5, T=10_000, tau=0.5, delta=0.01, delta_prime=0.05,
-                         kappa_r=1.0, kappa_c=1.0, S=1.0, L=1.0, lam=1.0, g="linear", eps=0.5, seeds=5)
 S000_CHOICES = (
     "Noise: standard Gaussian, κ_r = κ_c = 1; the paper does not give its noise levels. With κ = 0.3 "
     "On-Expectation would violate in only 2–14 % of rounds, below the paper's 12–23 %.",
@@ -207,8 +205,8 @@ def _s000_fig2() -> Preset:
 
 # ----------------------------------------------------------------------------------------------
 # One-size-fits-all (GenCB, MV-CUCB)
-S001_T = 100_000
-S001_RUNS = 50
+S001_T = CMAB_BASE.T
+S001_RUNS = CMAB_BASE.seeds
 QUICK_T = 50_000
 QUICK_RUNS = 10
 S001_CHOICES = (
@@ -230,10 +228,8 @@ C5 = Claim("C5", "GenCB's default-arm pulls N₀ level off as T grows, and stay 
            "default arm more (§5)", "default_pulls_level_off")
 C6 = Claim("C6", "MV-CUCB keeps its mean-variance constraint when ρ > 2/(α μ₀), and its regret above MV-UCB's "
            "levels off.", "Theorem 5; Figure 1 (d)", "mv_guarantee")
-CMAB_BASE = ConservativeSettings(problem="cmab", K=72, alpha=0.05, mu0=0.7, T=S001_T, seeds=S001_RUNS)
 LIN_ALPHAS = (0.01, 0.02, 0.03)
 CMAB_ALPHAS = (0.05, 0.1, 0.15)
-MV_BASE = MVSettings(K=24, alpha=0.05, mu0=0.7, rho=10.0, T=S001_T, seeds=S001_RUNS)
 GRID_NOTE = "The appendix shows four panels of this grid; the replay runs all nine cells."
 
 

@@ -13,7 +13,7 @@ writes the export bundle (see :mod:`safebandit_core.export`) to ``DIR/<preset>_T
 (complete or absent). ``--resume DIR`` runs the preset cell by cell and keeps each finished cell's
 summary in DIR (see :mod:`safebandit_core.resume`): the same command continues an interrupted run.
 ``--report FILE.html`` writes one self-contained HTML report (see :mod:`safebandit_core.report`).
-The flags of :func:`safebandit_core.cli.add_distributed_flags` run the preset on
+The flags of :func:`safebandit_core.clikit.add_distributed_flags` run the preset on
 several processes or machines; only process 0 prints and writes.
 Bad input exits with code 2 and one line naming the flag and what it allows.
 """
@@ -24,8 +24,8 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from . import cli, jsondoc, outputs, progress
-from .cli import CliError, check_device, emit, settings_error_line
+from . import clikit, jsondoc, outputs, progress
+from .clikit import CliError, check_device, emit, settings_error_line
 from .settings import SettingsError
 
 HELP = "Replay an experiment of either paper (Table 1, Figures 1 and 2, the appendix grids) at any size."
@@ -54,7 +54,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--resume", default=None, metavar="DIR",
                         help="run cell by cell, keeping each finished cell's summary in DIR; run again with the same "
                              "DIR to continue an interrupted run where it stopped")
-    cli.add_distributed_flags(parser)
+    clikit.add_distributed_flags(parser)
 
 
 def check_out_dir(path: str | None) -> Path | None:
@@ -74,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
         raise CliError("error: give --list, or --preset NAME with NAME one of " + ", ".join(presets.NAMES))
     out_dir = check_out_dir(args.out)
     outputs.check_file(args.report, "--report", (".html", ".htm"))
-    options = cli.distributed_options(args)
+    options = clikit.distributed_options(args)
     try:
         preset = presets.get(args.preset)
         seeds = args.seeds if args.seeds is not None else (preset.full_seeds if args.full else preset.quick_seeds)
@@ -94,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
             raise CliError(settings_error_line(err, {"resume": "--resume"})) from None
         _report(args, preset, result, out_dir)
         return 0
-    with cli.joined(options) as role:
+    with clikit.joined(options) as role:
         check_device(args.device)
         with progress.line(f"replay {preset.name}") as tick:
             result = presets.run_preset(run_settings, device=args.device, shard=False if args.no_shard else None,

@@ -24,14 +24,13 @@ import math
 from collections.abc import Callable
 from typing import Any, ClassVar
 
-import jax
 import numpy as np
 import pandas as pd
-from jax.sharding import Mesh
 
 from . import device as _device
 from . import families, results
 from . import model as M
+from .model import device_mesh
 from .settings import SettingsError, check_choice, from_dict, to_dict
 
 MAX_CELLS = 400
@@ -169,25 +168,6 @@ def _floats(values: Any, field: str) -> tuple[float, ...]:
                                                for v in values):
         raise SettingsError(field, "a list of numbers", values)
     return tuple(float(v) for v in values)
-
-
-def device_mesh(device: str | None = None, shard: bool | None = None) -> Mesh | None:
-    """A 1-D mesh over every device of ``device``'s platform, or None for a single-device run.
-
-    ``shard`` None: shard when that platform has several devices; False: never; True: whenever possible.
-    In a multi-process run (:mod:`safebandit_core.distributed`) the mesh spans the devices of every
-    process, grouped by process in process order (the order their shares are gathered in).
-    """
-    if shard is False:
-        return None
-    dev = _device.resolve(device)
-    try:
-        peers = jax.devices(dev.platform)
-    except RuntimeError:
-        peers = [dev]
-    if len(peers) < 2:
-        return None
-    return Mesh(np.asarray(sorted(peers, key=lambda d: d.process_index)), (M.GRID_AXIS,))
 
 
 def run_sweep(spec: SweepSpec, device: str | None = None, shard: bool | None = None, chunk: int | None = None,

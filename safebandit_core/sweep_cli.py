@@ -4,7 +4,7 @@
 ``sweep``: a model, its base settings and the values of two sweepable axes; a bundle's
 ``settings.json`` too). Every cell × seed × policy runs in one compiled scan
 (:func:`safebandit_core.sweep.run_sweep`), sharded over every device, and with the flags of
-:func:`safebandit_core.cli.add_distributed_flags` over several processes or machines.
+:func:`safebandit_core.clikit.add_distributed_flags` over several processes or machines.
 
 It prints one line per (cell, policy); with ``--json`` exactly one JSON object of the schema of
 :mod:`safebandit_core.jsondoc`: ``{kind: "sweep", T, seeds, device, precision, seconds, rows, model, x, y,
@@ -24,7 +24,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from . import cli, jsondoc, outputs, progress
+from . import clikit, jsondoc, outputs, progress
 from .replay_cli import check_out_dir
 from .settings import SettingsError, echo
 
@@ -42,7 +42,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "files only with --out; rows are one per cell and policy, with the cell's two axes"))
     parser.add_argument("--device", default=None, help="cpu, gpu or gpu:N (default: a GPU when present)")
     parser.add_argument("--no-shard", action="store_true", help="keep the run on one device even if several exist")
-    cli.add_distributed_flags(parser)
+    clikit.add_distributed_flags(parser)
 
 
 def load_spec(path: str) -> Any:
@@ -53,15 +53,15 @@ def load_spec(path: str) -> Any:
     try:
         data = parse_json(outputs.read_capped(path, "--settings", MAX_SETTINGS_BYTES))
     except SettingsError as err:
-        raise cli.CliError(f"error: --settings {path}: {err.allowed}") from None
+        raise clikit.CliError(f"error: --settings {path}: {err.allowed}") from None
     if data.get("kind") != "sweep":
-        raise cli.CliError("error: --settings must be a sweep settings file "
+        raise clikit.CliError("error: --settings must be a sweep settings file "
                            f"(kind 'sweep'; got {echo(data.get('kind'))})")
     try:
         return SweepSpec.from_dict(data)
     except SettingsError as err:
         shown = "" if err.value is None else f" (got {echo(err.value)})"
-        raise cli.CliError(f"error: --settings {path}: {err.field} must be {err.allowed}{shown}") from None
+        raise clikit.CliError(f"error: --settings {path}: {err.field} must be {err.allowed}{shown}") from None
 
 
 def stem(spec: Any) -> str:
@@ -110,11 +110,11 @@ def run(args: argparse.Namespace) -> int:
     """Read and check the file, join the other processes (if any), run, and print/write on process 0."""
     from .sweep import run_sweep, symbol
 
-    options = cli.distributed_options(args)
+    options = clikit.distributed_options(args)
     spec = load_spec(args.settings)
     out_dir = check_out_dir(args.out)
-    with cli.joined(options) as role:
-        cli.check_device(args.device)
+    with clikit.joined(options) as role:
+        clikit.check_device(args.device)
         with progress.line("sweep") as tick:
             result = run_sweep(spec, device=args.device, shard=False if args.no_shard else None, progress=tick)
         if not role.writer:
@@ -123,7 +123,7 @@ def run(args: argparse.Namespace) -> int:
         if out_dir is not None:
             doc["files"] = write_files(out_dir, spec, result, doc)
         if args.json:
-            cli.emit(doc, True)
+            clikit.emit(doc, True)
             return 0
         fx, fy = spec.axes
         print(f"sweep of the {spec.kind} model: {doc['cells']} cells ({symbol(fx)} × {symbol(fy)}) × "

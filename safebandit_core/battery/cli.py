@@ -2,7 +2,7 @@
 
 Prints ONE summary object (the schema of :mod:`safebandit_core.jsondoc`): the replay's shared figures
 (fit, sizes, first safe dose, ...) at the top level and every policy's figures under ``rows``. With the flags of
-:func:`safebandit_core.cli.add_distributed_flags` the seeds are split between several processes or
+:func:`safebandit_core.clikit.add_distributed_flags` the seeds are split between several processes or
 machines (:mod:`safebandit_core.distributed`); only process 0 prints.
 """
 
@@ -11,7 +11,8 @@ from __future__ import annotations
 import argparse
 import os
 
-from .. import cli, distributed, families, jsondoc, sweep
+from .. import clikit, distributed, jsondoc
+from .. import model as M
 from ..dose.policies import NAMES
 from ..progress import run_model
 from ..settings import SettingsError
@@ -60,7 +61,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--device", default=None, help="cpu, gpu or an id like gpu:1 (default: GPU when present)")
     p.add_argument("--precision", default="auto", help="float64, float32 or auto (float64 on CPU, float32 on GPU)")
     p.add_argument("--json", action="store_true", help=jsondoc.help_for(JSON_KEYS))
-    cli.add_distributed_flags(p)
+    clikit.add_distributed_flags(p)
 
 
 def _embedder(args: argparse.Namespace) -> str:
@@ -68,15 +69,15 @@ def _embedder(args: argparse.Namespace) -> str:
         return HASH_EMBEDDER
     if args.embedder in ("sentence", SENTENCE_EMBEDDER):
         if not args.model:
-            raise cli.CliError("error: --embedder sentence needs --model (a local sentence-transformers model)")
+            raise clikit.CliError("error: --embedder sentence needs --model (a local sentence-transformers model)")
         return f"{SENTENCE_EMBEDDER}:{args.model}"
-    raise cli.CliError(f"error: --embedder must be hash or sentence (got {args.embedder!r})")
+    raise clikit.CliError(f"error: --embedder must be hash or sentence (got {args.embedder!r})")
 
 
 def settings_of(args: argparse.Namespace) -> BatteryReplaySettings:
     """The replay settings the flags ask for (validated; one line naming the flag otherwise)."""
     if args.policy != "all" and args.policy not in NAMES:
-        raise cli.CliError(f"error: --policy must be one of {', '.join(NAMES)}, all (got {args.policy!r})")
+        raise clikit.CliError(f"error: --policy must be one of {', '.join(NAMES)}, all (got {args.policy!r})")
     try:
         return BatteryReplaySettings(
             source="embedded" if args.data is None else "path", path=args.data,
@@ -86,34 +87,34 @@ def settings_of(args: argparse.Namespace) -> BatteryReplaySettings:
             precision=args.precision, tau=args.tau, delta=args.delta, delta_prime=args.delta_prime, lam=args.lam,
             eps=args.eps).validate()
     except SettingsError as err:
-        raise cli.CliError(cli.settings_error_line(err, _FLAGS)) from None
+        raise clikit.CliError(clikit.settings_error_line(err, _FLAGS)) from None
 
 
 def run_command(args: argparse.Namespace) -> int:
-    """Check the flags, fit, replay through the family registry, print the summary."""
+    """Check the flags, fit, replay with the battery family, print the summary."""
     settings = settings_of(args)
-    options = cli.distributed_options(args)
-    with cli.joined(options) as role:
-        cli.check_device(args.device)
+    options = clikit.distributed_options(args)
+    with clikit.joined(options) as role:
+        clikit.check_device(args.device)
         device = distributed.local_device_id(args.device) if role.multi else args.device
         try:
             run = family.prepare(settings)
             family.check_contexts_fit(run, device)
         except SettingsError as err:
-            raise cli.CliError(cli.settings_error_line(err, _FLAGS)) from None
+            raise clikit.CliError(clikit.settings_error_line(err, _FLAGS)) from None
         except (BatteryDataError, EmbedderUnavailable, ValueError) as err:
-            raise cli.CliError(f"error: {err}") from None
-        mesh = sweep.device_mesh(device) if role.multi else None
-        result = run_model(families.of(run.settings), run.settings, device, mesh=mesh)
+            raise clikit.CliError(f"error: {err}") from None
+        mesh = M.device_mesh(device) if role.multi else None
+        result = run_model(family.FAMILY, run.settings, device, mesh=mesh)
         if not role.writer:
             return 0
         row = family.summary_row(run, result)
         shared = {k: v for k, v in row.items() if k not in HEAD_KEYS}
         doc = jsondoc.document(result.kind, row["T"], row["seeds"], row["device"], row["precision"], row["seconds"],
-                               jsondoc.rows_of(families.summary(result), drop=("kind", "rounds")), **shared)
+                               jsondoc.rows_of(M.summary(result), drop=("kind", "rounds")), **shared)
         lines = [f"battery replay of {run.source}: {row['T']} rounds x {row['seeds']} seeds, d = {row['dim']}, "
                  f"tau = {row['tau']:g} on {row['device']} ({row['precision']}), {row['seconds']:.2f} s"]
-        cli.emit(doc, args.json, lines)
+        clikit.emit(doc, args.json, lines)
     return 0
 
 

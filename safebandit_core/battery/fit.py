@@ -86,6 +86,12 @@ class BatteryProblem:
         return FittedEnv(X=self.X_replay, theta=self.theta, mu=self.mu, kappa_r=self.kappa_r, kappa_c=self.kappa_c,
                          S=self.norm_bound, L=max_norm(self.X_replay))
 
+    def facts(self) -> dict[str, float | int | str]:
+        """Every field but the arrays (sizes, scales, fit quality, noise, the embedder): the plain numbers the
+        battery's figures and words take (:mod:`safebandit_core.viz.battery`)."""
+        values = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        return {name: value for name, value in values.items() if not isinstance(value, np.ndarray)}
+
 
 class BatteryRounds(NamedTuple):
     """The battery's rounds as a logged table (one row per random-walk discharge, in time order): the

@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import argparse
 
-from .. import cli, families, jsondoc
-from ..cli import CliError, check_device, check_out_path, emit, settings_error_line, write_frame
+from .. import clikit, jsondoc
+from .. import model as M
+from ..clikit import CliError, check_device, check_out_path, emit, settings_error_line, write_frame
 from ..progress import run_model
 from ..settings import SettingsError
+from .family import FAMILY
 from .instances import describe_instance, make_instance
 from .settings import POLICIES, PROBLEMS, ConservativeSettings
 
@@ -62,15 +64,15 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(settings_error_line(err, FLAGS)) from None
     check_device(args.device)
     try:
-        result = run_model(families.of(settings), settings, device=args.device)
+        result = run_model(FAMILY, settings, device=args.device)
     except SettingsError as err:
         raise CliError(settings_error_line(err, FLAGS)) from None
     inst = make_instance(settings)
-    report = cli.run_document(result, round(result.seconds, 3), JSON_FIELDS,
+    report = clikit.run_document(result, round(result.seconds, 3), JSON_FIELDS,
                               d=settings.dim, m=settings.size, mu0=inst.mu0, mu0_derived=not inst.mu0_given,
                               best_mean=inst.best)
     if out_path is not None:
-        write_frame(families.tidy(result), out_path)
+        write_frame(M.tidy(result), out_path)
         report["out"] = str(out_path)
     emit(report, args.json, text_lines=[describe_instance(settings)])
     return 0

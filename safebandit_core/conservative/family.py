@@ -31,6 +31,7 @@ from .env import DRAWS, EnvParams, make_env
 from .instances import make_instance
 from .policies import make_params, make_policy, policy_params
 from .settings import (
+    CMAB_BASE,
     FEATURES,
     LABELS,
     MAX_CCCB_ARMS,
@@ -152,9 +153,7 @@ def _on_stream(s: ConservativeSettings, policy: str, st: dict[str, np.ndarray]) 
 
 
 def _sweep_base() -> ConservativeSettings:
-    """One-size-fits-all's synthetic CMAB set-up with K = 24 (imported here: the presets import the registry)."""
-    from ..presets import CMAB_BASE
-
+    """One-size-fits-all's synthetic CMAB set-up with K = 24."""
     return dataclasses.replace(CMAB_BASE, K=24)
 
 

@@ -144,3 +144,8 @@ class ConservativeSettings:
         if self.precision is not None:
             check_choice("precision", self.precision, _device.PRECISIONS)
         return self
+
+
+CMAB_BASE = ConservativeSettings(problem="cmab", K=72, alpha=0.05, mu0=0.7, T=100_000, seeds=50)
+"""One-size-fits-all's synthetic CMAB set-up (horizon 10⁵, 50 runs): the base of its presets
+(:mod:`safebandit_core.presets`) and, with K = 24, of the conservative sweeps."""

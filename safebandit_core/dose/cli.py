@@ -6,7 +6,8 @@ import argparse
 import time
 from typing import Any
 
-from .. import cli, families, jsondoc
+from .. import clikit, jsondoc
+from .. import model as M
 from ..progress import run_model
 from ..settings import SettingsError
 from .curves import KINDS
@@ -61,7 +62,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def rule_values(args: argparse.Namespace) -> dict[str, Any]:
     """The settings fields the shared flags of :func:`add_rule_arguments` give (``--noise`` fills both κ)."""
     if args.policy != "all" and args.policy not in NAMES:
-        raise cli.CliError(f"error: --policy must be one of {', '.join(NAMES)}, all (got {args.policy!r})")
+        raise clikit.CliError(f"error: --policy must be one of {', '.join(NAMES)}, all (got {args.policy!r})")
     return {"policies": tuple(NAMES if args.policy == "all" else (args.policy,)), "d": args.d, "T": args.T,
             "tau": args.tau, "delta": args.delta, "delta_prime": args.delta_prime,
             "kappa_r": args.noise if args.kappa_r is None else args.kappa_r,
@@ -71,13 +72,13 @@ def rule_values(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def validated(s: Any, args: argparse.Namespace, flags: dict[str, str]) -> Any:
-    """``s`` validated, or a :class:`cli.CliError` naming the flag (``--noise`` when neither κ flag was given)."""
+    """``s`` validated, or a :class:`clikit.CliError` naming the flag (``--noise`` when neither κ flag was given)."""
     try:
         return s.validate()
     except SettingsError as err:
         if err.field in ("kappa_r", "kappa_c") and args.kappa_r is None and args.kappa_c is None:
             err = SettingsError("noise", err.allowed, err.value)
-        raise cli.CliError(cli.settings_error_line(err, flags)) from None
+        raise clikit.CliError(clikit.settings_error_line(err, flags)) from None
 
 
 def settings_from_args(args: argparse.Namespace) -> DoseSettings:
@@ -88,21 +89,21 @@ def settings_from_args(args: argparse.Namespace) -> DoseSettings:
 def run_command(args: argparse.Namespace) -> int:
     """Validate, run, print the summary and optionally write the per-round frame."""
     s = settings_from_args(args)
-    out_path = cli.check_out_path(args.out)
-    cli.check_device(args.device)
+    out_path = clikit.check_out_path(args.out)
+    clikit.check_device(args.device)
     try:
         FAMILY.check_fits(s, args.device)
     except SettingsError as err:
-        raise cli.CliError(cli.settings_error_line(err, _FLAGS)) from None
+        raise clikit.CliError(clikit.settings_error_line(err, _FLAGS)) from None
     start = time.perf_counter()
-    result = run_model(families.of(s), s, args.device)
+    result = run_model(FAMILY, s, args.device)
     seconds = time.perf_counter() - start
-    doc = cli.run_document(result, seconds, JSON_FIELDS)
+    doc = clikit.run_document(result, seconds, JSON_FIELDS)
     if out_path is not None:
-        cli.write_frame(families.tidy(result), out_path)
+        clikit.write_frame(M.tidy(result), out_path)
     lines = [f"dose model, {s.T} rounds x {s.seeds} seeds on {result.device} ({result.precision}), {seconds:.2f} s"]
     lines += [f"warning: {w}" for w in warnings_for(s)]
-    cli.emit(doc, args.json, lines)
+    clikit.emit(doc, args.json, lines)
     return 0
 
 

@@ -22,7 +22,15 @@ from ..settings import SettingsError
 from . import curves
 from .env import EnvParams, Stream, make_env
 from .policies import LABELS, NAMES, make_policy
-from .settings import GRID_FIELDS, OUTPUT_KEYS, DoseSettings, memory_bytes, policy_params, warnings_for
+from .settings import (
+    GRID_FIELDS,
+    OUTPUT_KEYS,
+    S000_BASE,
+    DoseSettings,
+    memory_bytes,
+    policy_params,
+    warnings_for,
+)
 
 
 @functools.cache
@@ -102,9 +110,7 @@ SCRUB: tuple[M.Scrub, ...] = (
 
 
 def _sweep_base() -> DoseSettings:
-    """Safety by Design's synthetic set-up (imported here: the presets import the registry)."""
-    from ..presets import S000_BASE
-
+    """Safety by Design's synthetic set-up."""
     return S000_BASE
 
 

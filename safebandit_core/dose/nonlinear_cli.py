@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from .. import cli
+from .. import clikit
 from .. import model as M
 from ..progress import run_model
 from ..settings import SettingsError
@@ -40,20 +40,20 @@ def settings_from_args(args: argparse.Namespace) -> NonlinearSettings:
 def run_command(args: argparse.Namespace) -> int:
     """Validate, run, print the summary and optionally write the per-round frame."""
     s = settings_from_args(args)
-    out_path = cli.check_out_path(args.out)
-    used = cli.check_device(args.device)
+    out_path = clikit.check_out_path(args.out)
+    used = clikit.check_device(args.device)
     try:
         result = run_model(FAMILY, s, args.device)
     except SettingsError as err:  # the memory check before the run
-        raise cli.CliError(cli.settings_error_line(err, _FLAGS)) from None
-    doc = cli.run_document(result, result.seconds, ("size", *dose_cli.JSON_FIELDS), **{"class": s.function_class})
+        raise clikit.CliError(clikit.settings_error_line(err, _FLAGS)) from None
+    doc = clikit.run_document(result, result.seconds, ("size", *dose_cli.JSON_FIELDS), **{"class": s.function_class})
     doc["device"] = used
     if out_path is not None:
-        cli.write_frame(M.tidy(result), out_path)
+        clikit.write_frame(M.tidy(result), out_path)
     lines = [f"non-linear dose model ({s.function_class}, |F| = {s.size}), {s.T} rounds x {s.seeds} seeds on {used} "
              f"({result.precision}), {result.seconds:.2f} s"]
     lines += [f"warning: {w}" for w in warnings_for(s)]
-    cli.emit(doc, args.json, lines)
+    clikit.emit(doc, args.json, lines)
     return 0
 
 

@@ -157,3 +157,7 @@ def warnings_for(s: DoseSettings) -> list[str]:
     return out
 
 
+S000_BASE = DoseSettings(policies=("hpucb", "on_expectation"), d=5, T=10_000, tau=0.5, delta=0.01, delta_prime=0.05,
+                         kappa_r=1.0, kappa_c=1.0, S=1.0, L=1.0, lam=1.0, g="linear", eps=0.5, seeds=5)
+"""Safety by Design's synthetic set-up: the base of its presets (:mod:`safebandit_core.presets`) and of the dose
+sweeps."""

@@ -13,7 +13,7 @@ import argparse
 import os
 import time
 
-from .. import cli, jsondoc
+from .. import clikit, jsondoc
 from .. import model as M
 from ..dose.curves import KINDS
 from ..dose.policies import NAMES
@@ -90,12 +90,13 @@ def _columns(text: str | None) -> tuple[str, ...]:
 def settings_of(args: argparse.Namespace) -> LoggedSettings:
     """The replay settings the flags ask for (validated; one line naming the flag otherwise)."""
     if args.policy != "all" and args.policy not in NAMES:
-        raise cli.CliError(f"error: --policy must be one of {', '.join(NAMES)}, all (got {args.policy!r})")
+        raise clikit.CliError(f"error: --policy must be one of {', '.join(NAMES)}, all (got {args.policy!r})")
     d = LoggedSettings()
     if args.file is not None:
         missing = [f"--{n}" for n in ("context", "dose", "reward", "cost") if getattr(args, n) is None]
         if missing:
-            raise cli.CliError(f"error: {', '.join(missing)} must be given with --file (which columns play which role)")
+            raise clikit.CliError(f"error: {', '.join(missing)} must be given with --file "
+                                  "(which columns play which role)")
     try:
         return LoggedSettings(
             source="example" if args.file is None else "path", path=args.file,
@@ -110,27 +111,27 @@ def settings_of(args: argparse.Namespace) -> LoggedSettings:
             precision=args.precision, tau=args.tau, delta=args.delta, delta_prime=args.delta_prime, lam=args.lam,
             eps=args.eps).validate()
     except SettingsError as err:
-        raise cli.CliError(cli.settings_error_line(err, _FLAGS)) from None
+        raise clikit.CliError(clikit.settings_error_line(err, _FLAGS)) from None
 
 
 def run_command(args: argparse.Namespace) -> int:
     """Check the flags, read and fit the data, replay, print the fit report and the per-policy summary."""
     settings = settings_of(args)
-    out_path = cli.check_out_path(args.out)
-    cli.check_device(args.device)
+    out_path = clikit.check_out_path(args.out)
+    clikit.check_device(args.device)
     try:
         run = family.prepare(settings)
         run.family.check_fits(run.settings, args.device)
     except SettingsError as err:
-        raise cli.CliError(cli.settings_error_line(err, _FLAGS)) from None
+        raise clikit.CliError(clikit.settings_error_line(err, _FLAGS)) from None
     start = time.perf_counter()
     result = run_model(run.family, run.settings, args.device)
     seconds = time.perf_counter() - start
     report = run.report()
-    doc = cli.run_document(result, seconds, JSON_FIELDS,
+    doc = clikit.run_document(result, seconds, JSON_FIELDS,
                            **{k: report[k] for k in FIT_FIELDS}, fit=report)
     if out_path is not None:
-        cli.write_frame(M.tidy(result), out_path)
+        clikit.write_frame(M.tidy(result), out_path)
     lines = [f"replay of {run.raw.name}: {report['rows_used']:,} rows used ({report['rows_dropped']:,} dropped), "
              f"d = {report['d']}, {run.settings.T:,} rounds x {run.settings.seeds} seeds on {result.device} "
              f"({result.precision}), {seconds:.2f} s",
@@ -139,7 +140,7 @@ def run_command(args: argparse.Namespace) -> int:
              f"kappa_c {report['kappa_c']:.4g}, S {report['S']:.4g}, L {report['L']:.4g}"]
     lines += [f"note: {n}" for n in report["notes"]]
     lines += [f"warning: {w}" for w in run.family.warnings(run.settings)]
-    cli.emit(doc, args.json, lines)
+    clikit.emit(doc, args.json, lines)
     return 0
 
 

@@ -10,11 +10,13 @@ from __future__ import annotations
 import argparse
 import time
 
-from .. import cli, families, jsondoc
+from .. import clikit, jsondoc
 from .. import device as _device
-from ..cli import CliError, check_device, check_out_path, emit, settings_error_line, write_frame
+from .. import model as M
+from ..clikit import CliError, check_device, check_out_path, emit, settings_error_line, write_frame
 from ..progress import run_model
 from ..settings import SettingsError
+from .family import FAMILY
 from .policies import NAMES
 from .settings import MVSettings, assumption_ok, assumption_text
 
@@ -61,22 +63,22 @@ def run(args: argparse.Namespace) -> int:
     device_label = check_device(args.device)
 
     start = time.perf_counter()
-    result_run = run_model(families.of(settings), settings, device=args.device)
+    result_run = run_model(FAMILY, settings, device=args.device)
     seconds = time.perf_counter() - start
 
     ok = assumption_ok(settings.alpha, settings.mu0, settings.rho)
-    result = cli.run_document(result_run, round(seconds, 4), JSON_FIELDS,
+    result = clikit.run_document(result_run, round(seconds, 4), JSON_FIELDS,
                               assumption_ok=ok,
                               assumption=assumption_text(settings.alpha, settings.mu0, settings.rho))
     result["device"] = device_label
     for row in result["rows"]:
         row["constraint_held"] = bool(row["min_slack"] >= 0.0)
     if out_path is not None:
-        write_frame(families.tidy(result_run), out_path)
+        write_frame(M.tidy(result_run), out_path)
         result["out"] = str(out_path)
 
     lines = [f"{', '.join(policies)}: K={settings.K}, α={settings.alpha:g}, μ₀={settings.mu0:g}, ρ={settings.rho:g}, "
              f"T={settings.T}, {settings.seeds} seeds"]
-    lines += ["WARNING: " + w for w in families.of(settings).warnings(settings)]
+    lines += ["WARNING: " + w for w in FAMILY.warnings(settings)]
     emit(result, args.json, lines)
     return 0

@@ -27,6 +27,7 @@ from ..settings import SettingsError, check_choice
 from .env import EnvParams, draw_bernoulli, make_env
 from .policies import LABELS, NAMES, MVParams, make_policy
 from .settings import (
+    MV_BASE,
     MVSettings,
     arm_means,
     arm_variances,
@@ -122,9 +123,7 @@ def _on_stream(s: MVSettings, policy: str, st: dict[str, np.ndarray]) -> dict[st
 
 
 def _sweep_base() -> MVSettings:
-    """One-size-fits-all's synthetic mean-variance set-up (imported here: the presets import the registry)."""
-    from ..presets import MV_BASE
-
+    """One-size-fits-all's synthetic mean-variance set-up."""
     return MV_BASE
 
 

@@ -122,3 +122,8 @@ def warnings_for(s: MVSettings) -> list[str]:
 def memory_bytes(s: MVSettings) -> int:
     """A generous estimate of a run's memory: :data:`BYTES_PER_ROUND` per policy, seed and round."""
     return len(s.policies) * s.seeds * s.T * BYTES_PER_ROUND
+
+
+MV_BASE = MVSettings(K=24, alpha=0.05, mu0=0.7, rho=10.0, T=100_000, seeds=50)
+"""One-size-fits-all's synthetic mean-variance set-up (horizon 10⁵, 50 runs, as :data:`.CMAB_BASE` of the
+conservative family): the base of its presets (:mod:`safebandit_core.presets`) and of the mean-variance sweeps."""

@@ -9,10 +9,14 @@
 - :mod:`.replay`: the papers' figures re-made, heatmaps of sweeps, theory overlays;
 - :mod:`.nonlinear`: the non-linear dose model's figures (the confidence set of candidate functions);
 - :mod:`.steps`: the step-through of one run, played in the browser from plotly frames;
-- :mod:`.battery`: the NASA battery data, fit quality and replay. It still reads the battery's fit
-  helpers, and through them JAX; the other modules take frames only.
+- :mod:`.scrub`: a safety knob scrubbed in the browser between precomputed frames;
+- :mod:`.battery`: the NASA battery data, fit quality and replay;
+- :mod:`.logged`: a log's fit (observed against predicted, residuals against the dose).
+
+Every module takes frames and plain numbers only and imports no JAX, directly or through another local
+module (tests/core/test_boundaries.py follows every import).
 """
 
-from . import battery, common, conservative, dose, mv, nonlinear, replay, steps
+from . import battery, common, conservative, dose, logged, mv, nonlinear, replay, scrub, steps
 
-__all__ = ["battery", "common", "conservative", "dose", "mv", "nonlinear", "replay", "steps"]
+__all__ = ["battery", "common", "conservative", "dose", "logged", "mv", "nonlinear", "replay", "scrub", "steps"]

@@ -1,25 +1,24 @@
 """Figures of the battery experiment (seed 000 §7): the raw NASA data, the currents, the fit.
 
-Inputs are plain frames: a window of the per-step table of :mod:`safebandit_core.battery.loader`
-(columns ``step, comment, current_mean, voltage_start, voltage_end, temperature_mean,
-temperature_max``), per-sample rows of ``raw_samples`` (``step, time, voltage, current,
-temperature``), and the fit frame of :func:`safebandit_core.battery.fit_frame`. The replay itself
-is drawn with :mod:`safebandit_core.viz.dose` (:func:`replay_figures`); :func:`data_figures` gives
-the page's data and fit charts at once.
+Inputs are plain frames and numbers, computed by the core: a window of the per-step table of
+:mod:`safebandit_core.battery.loader` (columns ``step, comment, current_mean, voltage_start, voltage_end,
+temperature_mean, temperature_max``), its rounds (:func:`safebandit_core.battery.random_walk_discharges`), the
+fit frame of :func:`safebandit_core.battery.fit_frame` and the fitted problem's numbers
+(:meth:`safebandit_core.battery.BatteryProblem.facts`). The replay itself is drawn with
+:mod:`safebandit_core.viz.dose` (:func:`replay_figures`); :func:`data_figures` gives the page's data and fit
+charts at once.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from ..battery.family import fit_frame
-from ..battery.fit import BatteryProblem
-from ..battery.loader import random_walk_discharges
 from . import dose as vd
 from .common import PALETTE, TRUTH_COLOR, axis_ids, base_layout, figure, note, stacked, vline
 
@@ -127,14 +126,18 @@ def fit_scatter_figure(frame: pd.DataFrame, r2_reward: float, r2_cost: float) ->
     return figure(traces, layout)
 
 
-def data_figures(steps: pd.DataFrame, problem: BatteryProblem, first: int, last: int) -> dict[str, go.Figure]:
+def data_figures(steps: pd.DataFrame, rounds: pd.DataFrame, fit: pd.DataFrame, facts: Mapping[str, Any], first: int,
+                 last: int) -> dict[str, go.Figure]:
     """The data and the fit: steps ``first..last`` (``raw_window``), the rounds' mean currents (``currents``) and
-    the fit's observed-against-predicted scatter on the replay half (``fit_scatter``)."""
-    rounds = random_walk_discharges(steps)
+    the fit's observed-against-predicted scatter on the replay half (``fit_scatter``).
+
+    ``rounds``: the random-walk discharges of ``steps``; ``fit``: the fit frame; ``facts``: the fitted problem's
+    numbers (``current_min``, ``current_max``, ``replay_r2_reward``, ``replay_r2_cost``).
+    """
     currents = rounds.loc[rounds["n_samples"] >= 2, "current_mean"].to_numpy()
     return {"raw_window": steps_figure(steps.iloc[first:last + 1]),
-            "currents": current_histogram(currents, problem.current_min, problem.current_max),
-            "fit_scatter": fit_scatter_figure(fit_frame(problem), problem.replay_r2_reward, problem.replay_r2_cost)}
+            "currents": current_histogram(currents, facts["current_min"], facts["current_max"]),
+            "fit_scatter": fit_scatter_figure(fit, facts["replay_r2_reward"], facts["replay_r2_cost"])}
 
 
 def replay_figures(frame: pd.DataFrame, summary: pd.DataFrame, tau: float, delta: float) -> dict[str, go.Figure]:
@@ -148,9 +151,10 @@ def _r2_words(r2: float) -> str:
     return "most" if r2 >= 0.5 else "some" if r2 >= 0.2 else "almost none"
 
 
-def data_texts(problem: BatteryProblem) -> dict[str, str]:
-    """Plain words beside each chart of :func:`data_figures` (markdown), computed from the fitted problem."""
-    p = problem
+def data_texts(facts: Mapping[str, Any]) -> dict[str, str]:
+    """Plain words beside each chart of :func:`data_figures` (markdown), computed from the fitted problem's
+    numbers (:meth:`safebandit_core.battery.BatteryProblem.facts`)."""
+    p = SimpleNamespace(**facts)
     return {
         "raw_window": "Voltage, current and temperature, one point per step. A round is one **random-walk "
                       "discharge** (about a minute at a drawn current); the rests, recharges and reference tests "

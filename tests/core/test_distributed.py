@@ -29,7 +29,7 @@ import pandas as pd
 import pytest
 from jax.sharding import Mesh
 
-from safebandit_core import cli, distributed
+from safebandit_core import cli, clikit, distributed
 from tests.conftest import ROOT
 
 DRIVER = r"""
@@ -247,7 +247,7 @@ class Ended(Exception):
 
 def end_of_run(monkeypatch, process: int, processes: int, barrier_error: BaseException | None, body_error=None
                ) -> tuple[int, bool]:
-    """Run ``cli.joined`` as ``process`` of ``processes`` whose body writes a file (or raises ``body_error``) and
+    """Run ``clikit.joined`` as ``process`` of ``processes`` whose body writes a file (or raises ``body_error``) and
     whose final barrier raises ``barrier_error``; return (exit code, whether the file was written)."""
     def barrier(name: str) -> None:
         if barrier_error is not None:
@@ -259,10 +259,10 @@ def end_of_run(monkeypatch, process: int, processes: int, barrier_error: BaseExc
     monkeypatch.setattr(distributed, "start", lambda options: distributed.Role(process, processes))
     monkeypatch.setattr(distributed, "device_count", lambda: processes)
     monkeypatch.setattr(distributed, "barrier", barrier)
-    monkeypatch.setattr(cli.os, "_exit", exit_now)
+    monkeypatch.setattr(clikit.os, "_exit", exit_now)
     written = []
     try:
-        with cli.joined(distributed.Options()):
+        with clikit.joined(distributed.Options()):
             if body_error is not None:
                 raise body_error
             written.append(True)

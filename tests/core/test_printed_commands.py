@@ -24,7 +24,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from safebandit_core import cli, export, jsondoc, presets, sweep
+from safebandit_core import cli, clikit, export, jsondoc, presets, sweep
 from safebandit_core.battery import BatteryReplaySettings
 from safebandit_ui import registry, tools, warmup
 from tests.conftest import ROOT
@@ -193,7 +193,7 @@ def test_every_printed_command_runs(workdir, capsys, monkeypatch):
     assert len(multi) >= 3, "the README's and the sweeps page's several-process lines were not found"
     for argv in multi:  # the several-process lines parse and their flags check (joining needs other processes)
         args = cli.build_parser().parse_args(argv)
-        assert cli.distributed_options(args) is not None, argv
+        assert clikit.distributed_options(args) is not None, argv
     done: set[tuple[str, ...]] = set()
     for argv, folder in ((small(argv), folder) for argv, folder in shown):
         if tuple(argv) not in done:

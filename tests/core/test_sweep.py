@@ -7,6 +7,7 @@ import json
 import math
 import textwrap
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
@@ -73,7 +74,7 @@ def test_sharded_sweeps_equal_single_device_runs():
 
 def test_single_device_means_no_mesh_and_padding_repeats_the_last_row():
     assert sweep.device_mesh("cpu", False) is None
-    assert sweep.device_mesh("cpu", None) is None or len(sweep.jax.devices("cpu")) > 1
+    assert sweep.device_mesh("cpu", None) is None or len(jax.devices("cpu")) > 1
     np.testing.assert_array_equal(M._pad(jnp.arange(3.0), 4), [0.0, 1.0, 2.0, 2.0])
     np.testing.assert_array_equal(M._pad(jnp.arange(4.0), 4), [0.0, 1.0, 2.0, 3.0])
 

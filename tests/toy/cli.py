@@ -5,8 +5,10 @@ from __future__ import annotations
 import argparse
 import time
 
-from safebandit_core import cli, families
+from safebandit_core import clikit
+from safebandit_core import model as M
 
+from .family import FAMILY
 from .settings import NAMES, ToySettings
 
 HELP = "Toy bandit (tests): two Bernoulli arms, greedy against arm 0 only."
@@ -19,7 +21,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     for field in ("p0", "p1"):
         parser.add_argument(f"--{field}", type=float, default=getattr(d, field), help=f"arm mean {field}")
     for field in ("T", "seeds", "base_seed"):
-        parser.add_argument(cli.flag_of(field), type=int, default=getattr(d, field), help=field)
+        parser.add_argument(clikit.flag_of(field), type=int, default=getattr(d, field), help=field)
     parser.add_argument("--json", action="store_true", help="print exactly one JSON object")
 
 
@@ -28,6 +30,6 @@ def run(args: argparse.Namespace) -> int:
     settings = ToySettings(policies=NAMES if args.policy == "all" else (args.policy,), p0=args.p0, p1=args.p1,
                            T=args.T, seeds=args.seeds, base_seed=args.base_seed).validate()
     start = time.perf_counter()
-    result = families.run(settings)
-    cli.emit(cli.run_document(result, time.perf_counter() - start, ("p0", "p1")), args.json)
+    result = M.run(FAMILY, settings)
+    clikit.emit(clikit.run_document(result, time.perf_counter() - start, ("p0", "p1")), args.json)
     return 0

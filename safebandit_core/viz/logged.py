@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from ..viz.common import PALETTE, TRUTH_COLOR, axis_ids, base_layout, figure, hline, note
+from .common import PALETTE, TRUTH_COLOR, axis_ids, base_layout, figure, hline, note
 
 MAX_POINTS = 2500
 
