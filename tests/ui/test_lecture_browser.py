@@ -4,7 +4,10 @@ entry naming what differs and its table shows rates in %."""
 
 from __future__ import annotations
 
+import contextlib
+
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from tests.ui.browserkit import CHART, ROOT, slider_thumb, wait_for_charts, wait_idle
 
@@ -64,7 +67,10 @@ def test_a_pin_has_a_legend_entry_and_its_table_shows_percent(server, page):
     slider_thumb(page, "Cost limit τ").press("ArrowLeft")
     page.locator("[data-testid='stApp'][data-test-script-state='running']").wait_for(state="attached", timeout=10_000)
     wait_for_charts(page)
-    legend = page.locator(f"{CHART} .legendtext").evaluate_all("els => els.map(e => e.textContent)")
+    legend_texts = f"() => [...document.querySelectorAll({CHART!r} + ' .legendtext')].map(e => e.textContent)"
+    with contextlib.suppress(PlaywrightTimeout):  # the new run's charts may still be on their way when idle
+        page.wait_for_function(f"({legend_texts})().includes('pinned: τ = 0.5')", timeout=60_000)
+    legend = page.evaluate(legend_texts)
     assert "pinned: τ = 0.5" in legend, legend
     table = page.get_by_test_id("stTable").filter(has_text="→").inner_text()
     assert "%" in table and "→" in table
