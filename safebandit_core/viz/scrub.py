@@ -16,7 +16,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from .common import FONT, policy_colors
+from .common import DASHES, FONT, policy_colors
 
 STEP_ARGS = {"frame": {"duration": 0, "redraw": True}, "mode": "immediate", "transition": {"duration": 0}}
 """What a slider step asks plotly: jump to the frame now, no easing, redraw the title."""
@@ -65,7 +65,8 @@ def _arrays(curves: pd.DataFrame, values: Sequence[float], panels: list[str], la
 
 def scrub_figure(curves: pd.DataFrame, finals: pd.DataFrame, *, symbol: str, label: str,
                  values: Sequence[float], titles: Sequence[str], current: int = 0, height: int = 600) -> go.Figure:
-    """The scrub chart: ``curves`` (value, label, panel, t, y) drawn as one frame per value, the slider on
+    """The scrub chart: ``curves`` (value, label, panel, t, y) drawn as one frame per value (each policy its own
+    dash, so lines at the same height do not hide each other), the slider on
     ``values`` starting at index ``current``; ``finals`` (value, label, text) give each frame's title.
 
     The frames are plain data handed to plotly unvalidated (the base figure is validated): 21 frames of
@@ -82,7 +83,9 @@ def scrub_figure(curves: pd.DataFrame, finals: pd.DataFrame, *, symbol: str, lab
     for n, (i, j) in enumerate(order):
         lab = labels[j]
         fig.add_trace(go.Scatter(x=t, y=y[i, current, j], mode="lines", name=lab, legendgroup=lab,
-                                 showlegend=n < len(labels), line={"color": colors[lab], "width": 2},
+                                 showlegend=n < len(labels),
+                                 line={"color": colors[lab], "width": 2.6 if j == 0 else 2.2,
+                                       "dash": DASHES[j % len(DASHES)]},
                                  hovertemplate=f"{lab}<br>t = %{{x:,}}<br>%{{y:.4g}}<extra></extra>"),
                       row=i + 1, col=1)
         fig.update_yaxes(range=_range(y[i]), row=i + 1, col=1)

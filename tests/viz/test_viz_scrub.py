@@ -67,3 +67,12 @@ def test_each_panel_keeps_one_y_range_across_values():
     top = float(np.max(array(fig.frames[-1].data[len(LABELS) - 1].y)))
     assert fig.layout.yaxis.range[1] >= top
     assert fig.layout.yaxis.range[1] > float(np.max([array(d.y) for d in fig.data[:len(LABELS)]])) * 5
+
+
+def test_each_policy_keeps_its_own_dash_in_every_panel():
+    """Two policies at the same height (both at 0 violations, say) must not hide each other."""
+    fig = figure()
+    dashes = {(tr.name, tr.line.dash) for tr in fig.data}
+    assert {name for name, _ in dashes} == set(LABELS)
+    assert len(dashes) == len(LABELS), "a policy's dash is the same in every panel"
+    assert len({dash for _, dash in dashes}) == len(LABELS), "no two policies share a dash"
