@@ -8,8 +8,6 @@ The other shared pieces live beside this module: :mod:`.forms` (URL-bound contro
 
 from __future__ import annotations
 
-import collections
-import threading
 from collections.abc import Callable, Hashable, Iterable, Mapping
 from typing import Any, TypeVar
 
@@ -18,6 +16,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from safebandit_core import captions, sweep, uploads
+from safebandit_core.memo import Memo
 
 from . import forms, links, pins, shell, store
 
@@ -52,37 +51,11 @@ PER_RUN = 24
 """What :func:`per_run` keeps: the derived views of this many (run, name) pairs, least recently used dropped."""
 
 
-class _PerRun:
-    """A small thread-safe LRU of values derived from finished runs, keyed by the run's identity and a name.
-
-    Each entry holds its run, so the run's ``id`` cannot be reused while the entry exists.
-    """
-
-    def __init__(self, size: int) -> None:
-        self.size = size
-        self.entries: collections.OrderedDict[tuple[int, Hashable], tuple[Any, Any]] = collections.OrderedDict()
-        self.lock = threading.Lock()
-        self.built = 0
-
-    def get(self, run: Any, what: Hashable, build: Callable[[], V]) -> V:
-        key = (id(run), what)
-        with self.lock:
-            hit = self.entries.get(key)
-            if hit is not None:
-                self.entries.move_to_end(key)
-                return hit[1]
-        value = build()
-        with self.lock:
-            self.entries[key] = (run, value)
-            self.built += 1
-            while len(self.entries) > self.size:
-                self.entries.popitem(last=False)
-        return value
-
-
 @st.cache_resource(show_spinner=False)
-def _per_run() -> _PerRun:
-    return _PerRun(PER_RUN)
+def _per_run() -> Memo:
+    """The process-wide values derived from runs: at most :data:`PER_RUN` entries (figures are not measured in
+    bytes; the runs they come from are bounded by the store)."""
+    return Memo(float("inf"), PER_RUN, measure=lambda entry: 0)
 
 
 def per_run(run: Any, what: Hashable, build: Callable[[], V]) -> V:
@@ -93,7 +66,8 @@ def per_run(run: Any, what: Hashable, build: Callable[[], V]) -> V:
     (the larger part of a page's script time). The value is shared: never change it in place
     (:func:`with_pins` copies the charts it draws over).
     """
-    return _per_run().get(run, what, build)
+    # The entry holds its run, so the run's id cannot be reused while the entry exists.
+    return _per_run().get((id(run), what), lambda: (run, build()))[1]
 
 
 def with_pins(figures: Mapping[str, go.Figure], kind: str, settings: Any = None) -> dict[str, go.Figure]:

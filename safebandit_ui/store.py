@@ -16,6 +16,7 @@ does not freeze everybody else's pages.
 from __future__ import annotations
 
 import collections
+import contextlib
 import dataclasses
 import json
 import os
@@ -28,7 +29,7 @@ from typing import Any
 import streamlit as st
 
 from safebandit_core import settings as core_settings
-from safebandit_core.battery.cache import nbytes
+from safebandit_core.memo import nbytes
 
 MAX_ENTRIES = 48
 BUDGET_ENV = "SAFEBANDIT_STORE_MB"
@@ -46,13 +47,11 @@ def physical_bytes() -> int | None:
         total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     except (ValueError, OSError, AttributeError):
         total = None
-    try:
+    with contextlib.suppress(OSError):  # no cgroup v2 limit file: the machine's memory is the bound
         with open("/sys/fs/cgroup/memory.max") as f:
             limit = f.read().strip()
         if limit.isdigit():
             total = min(int(limit), total or int(limit))
-    except OSError:
-        pass
     return total
 
 

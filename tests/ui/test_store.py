@@ -11,7 +11,7 @@ import jax.numpy as jnp
 import numpy as np
 import pandas as pd
 
-from safebandit_core.battery.cache import Memo, nbytes
+from safebandit_core.memo import Memo, nbytes
 from safebandit_ui import store
 
 MB = 2**20
