@@ -80,7 +80,7 @@ def your_data(device_id: str) -> Job:
 def presentation(device_id: str) -> list[Job]:
     """Every audience scenario as the Present page opens it (base seed 0, the device's precision)."""
     precision = device.default_precision(device_id)
-    return [Job(f"present:{sc.key}", sc.settings(0, precision)) for sc in scenarios.SCENARIOS]
+    return [Job(f"present:{sc.key}", sc.settings(0, precision)) for sc in scenarios.every()]
 
 
 def lesson_runs(device_id: str) -> list[Job]:

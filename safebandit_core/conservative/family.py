@@ -192,7 +192,7 @@ FAMILY = M.Family(
     sweep_base=_sweep_base,
     aliases=("gencb",),
     untagged=True,
-    audience="safebandit_core.scenarios:CONSERVATIVE_MODEL",
+    audience="safebandit_core.conservative.audience:MODEL",
     present_panels="safebandit_ui.present:conservative_panels",
 )
 

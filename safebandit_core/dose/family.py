@@ -141,7 +141,7 @@ FAMILY = M.Family(
     untagged=True,
     ellipse=True,
     draws="patients and noises",
-    audience="safebandit_core.scenarios:DOSE_MODEL",
+    audience="safebandit_core.dose.audience:MODEL",
     present_panels="safebandit_ui.present:dose_panels",
 )
 

@@ -163,7 +163,7 @@ FAMILY = M.Family(
                "policies": "mv_policies"},
     sweep_base=_sweep_base,
     untagged=True,
-    audience="safebandit_core.scenarios:MV_MODEL",
+    audience="safebandit_core.meanvar.audience:MODEL",
     present_panels="safebandit_ui.present:mv_panels",
 )
 

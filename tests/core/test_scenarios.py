@@ -9,9 +9,14 @@ import pandas as pd
 import pytest
 
 from safebandit_core import captions, families, scenarios
+from safebandit_core.conservative import audience as conservative_audience
 from safebandit_core.dose import DoseSettings
+from safebandit_core.dose import audience as dose_audience
 from safebandit_core.meanvar import MVSettings, assumption_ok
-from safebandit_core.scenarios import SCENARIOS, Names
+from safebandit_core.meanvar import audience as mv_audience
+from safebandit_core.scenarios import Names
+
+SCENARIOS = scenarios.every()
 
 PAGE_CHUNK = 1000  # the pages' chunk (safebandit_ui.live.PAGE_CHUNK): the same compiled shapes
 
@@ -32,6 +37,8 @@ def test_every_scenario_validates_and_is_described():
     for kind, model in scenarios.models().items():
         assert len(scenarios.of_kind(kind)) >= 2, kind
         assert model.paper in (scenarios.SAFETY_BY_DESIGN, scenarios.ONE_SIZE)
+    assert [sc.kind for sc in SCENARIOS] == [k for k, m in scenarios.models().items() for _ in m.scenarios]
+    assert scenarios.of_kind("battery") == ()
     for sc in SCENARIOS:
         s = sc.settings(base_seed=3)
         assert type(s).KIND == sc.kind and s.base_seed == 3
@@ -93,7 +100,7 @@ def dose_summary(hpucb_rate: float, hpucb_hi: float, rounds: int = 100, seeds: i
 ])
 def test_the_dose_headline_flips_with_hpc_ucb_against_delta(rate, hi, verdict):
     s = DoseSettings(T=100, seeds=2, delta=0.05)
-    text = scenarios.dose_headline(s, dose_summary(rate, hi), Names())
+    text = dose_audience.headline(s, dose_summary(rate, hi), Names())
     assert text.endswith(f"(δ = 5.00 %): {verdict}.")
     n = round(rate * 200)
     assert text.startswith(f"Toxicity grade above the safety limit ({s.tau:g}) in 2 runs × 100 patient-rounds: "
@@ -104,7 +111,7 @@ def test_the_dose_headline_flips_with_hpc_ucb_against_delta(rate, hi, verdict):
 def test_a_tiny_horizon_leaves_hpc_ucb_unproven():
     """T = 1 on one seed: a single round over the limit puts HPC-UCB above δ, and the headline says so."""
     s = DoseSettings(T=1, seeds=1, delta=0.05)
-    text = scenarios.dose_headline(s, dose_summary(1.0, 1.0, rounds=1, seeds=1), Names())
+    text = dose_audience.headline(s, dose_summary(1.0, 1.0, rounds=1, seeds=1), Names())
     assert "in 1 run × 1 patient-rounds: HPC-UCB 1 time, On-Expectation 0 times;" in text
     assert "HPC-UCB and On-Expectation did not" in text
 
@@ -114,15 +121,15 @@ def test_conservative_and_mv_headlines_flip_with_the_slack():
                          "default_pulls_mean": [3.0, 0.0], "min_slack": [0.0, -2.0]})
     s = scenarios.find("conservative", None).settings()
     assert "GenCB kept to the rule in every run, UCB broke it (smallest slack -2)" in \
-        scenarios.conservative_headline(s, base, Names())
+        conservative_audience.headline(s, base, Names())
     broken = base.assign(min_slack=[-1.0, -2.0])
     assert "no policy kept to the rule in every run, GenCB and UCB broke it" in \
-        scenarios.conservative_headline(s, broken, Names())
+        conservative_audience.headline(s, broken, Names())
     mv = base.assign(policy=["mvcucb", "mvucb"], label=["MV-CUCB", "MV-UCB"])
     low = MVSettings(alpha=0.1, mu0=0.7, rho=10.0)
-    assert "is not above 2/(α·μ₀) = 28.6" in scenarios.mv_headline(low, mv, Names())
+    assert "is not above 2/(α·μ₀) = 28.6" in mv_audience.headline(low, mv, Names())
     high = dataclasses.replace(low, rho=40.0)
-    text = scenarios.mv_headline(high, mv.assign(min_slack=[-0.5, 1.0]), Names())
+    text = mv_audience.headline(high, mv.assign(min_slack=[-0.5, 1.0]), Names())
     assert "MV-CUCB's slack went below 0 (smallest -0.5), MV-UCB's slack never went below 0" in text
 
 

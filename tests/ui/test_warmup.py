@@ -44,7 +44,7 @@ def test_every_opening_run_is_in_the_jobs():
     dev = device.default_device_id()
     names = [job.name for job in warmup.jobs(dev)]
     assert names[:4] == ["dose", "nonlinear", "conservative", "mv"], "the model pages come first"
-    assert {f"present:{sc.key}" for sc in scenarios.SCENARIOS} <= set(names)
+    assert {f"present:{sc.key}" for sc in scenarios.every()} <= set(names)
     assert {f"lesson:{scene.slug}" for scene in lessons.SCENES} <= set(names)
     assert "logged" in names and "battery" not in names
     assert {"scrub:dose", "scrub:nonlinear", "scrub:conservative", "scrub:mv"} <= set(names)
@@ -66,7 +66,7 @@ def test_a_page_with_untouched_controls_finds_the_warm_up_run(warmed, page):
     assert stored() == before, f"{page} computed its opening run or its scrub chart again"
 
 
-@pytest.mark.parametrize("scenario", [(sc.kind, sc.key) for sc in scenarios.SCENARIOS], ids=lambda s: s[1])
+@pytest.mark.parametrize("scenario", [(sc.kind, sc.key) for sc in scenarios.every()], ids=lambda s: s[1])
 def test_every_present_scenario_finds_the_warm_up_run(warmed, scenario):
     kind, key = scenario
     before = stored()
