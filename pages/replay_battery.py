@@ -15,7 +15,7 @@ import streamlit as st
 
 from safebandit_core import battery, model
 from safebandit_core.battery import BatteryReplaySettings as Settings
-from safebandit_core.battery.embed import HASH_EMBEDDER, SENTENCE_EMBEDDER
+from safebandit_core.data.embed import HASH_EMBEDDER, SENTENCE_EMBEDDER
 from safebandit_core.dose.policies import LABELS
 from safebandit_core.dose.settings import MAX_D
 from safebandit_core.settings import SettingsError

@@ -8,8 +8,8 @@
 - :mod:`.cache`: the one memo of tables, embeddings and fits (:func:`clear_cache`).
 """
 
-from .cache import clear as clear_cache
-from .embed import (
+from ..data.cache import clear as clear_cache
+from ..data.embed import (
     CachedEmbedder,
     EmbedderUnavailable,
     HashEmbedder,

@@ -13,11 +13,11 @@ import os
 
 from .. import clikit, distributed, jsondoc
 from .. import model as M
+from ..data.embed import HASH_EMBEDDER, SENTENCE_EMBEDDER, EmbedderUnavailable
 from ..dose.policies import NAMES
 from ..progress import run_model
 from ..settings import SettingsError
 from . import family
-from .embed import HASH_EMBEDDER, SENTENCE_EMBEDDER, EmbedderUnavailable
 from .loader import BatteryDataError
 from .settings import DEFAULT_DIM, DEFAULT_FIT_LAM, OPEN_TAUS, POLICIES, BatteryReplaySettings
 

@@ -4,9 +4,9 @@ truth → the dose model's policies replayed on the data's contexts.
 :func:`prepare` reads the steps (the shipped RW26 table by default), embeds the JSON windows and fits
 θ*, μ* on the first half of the random-walk discharges
 (:func:`safebandit_core.battery.fit.build_battery_problem`), all memoised in
-:mod:`safebandit_core.battery.cache`. The battery is one instance of the logged-data pipeline: the fit is
-:func:`safebandit_core.logged.ridge.fit_arrays` and the :data:`FAMILY` is the logged-data replay
-(:func:`safebandit_core.logged.replay.make_family`), the dose model with the ``contexts`` stream source:
+:mod:`safebandit_core.data.cache`. The battery is one instance of the logged-data pipeline: the fit is
+:func:`safebandit_core.data.ridge.fit_arrays` and the :data:`FAMILY` is the logged-data replay
+(:func:`safebandit_core.data.replay.make_family`), the dose model with the ``contexts`` stream source:
 the contexts and the truth are the fit's, the rewards and costs get Gaussian noise drawn per seed. A grid
 (over τ, say) shares the T × d context table across its cells (:data:`GRID_AXES`).
 
@@ -44,12 +44,12 @@ import pandas as pd
 
 from .. import jsondoc, runner
 from .. import model as M
+from ..data import cache
+from ..data import replay as replay_core
+from ..data.embed import CachedEmbedder, Embedder, make_embedder
+from ..data.replay import FINAL_SHARE, GRID_AXES, MAX_CONTEXT_BYTES, REFRESH_EVERY, TRACED, check_context_bytes
 from ..dose.settings import DoseSettings, first_safe_dose
-from ..logged import replay as replay_core
-from ..logged.replay import FINAL_SHARE, GRID_AXES, MAX_CONTEXT_BYTES, REFRESH_EVERY, TRACED, check_context_bytes
 from ..settings import SettingsError
-from . import cache
-from .embed import CachedEmbedder, Embedder, make_embedder
 from .fit import BatteryProblem, build_battery_problem
 from .loader import BatteryDataError, load_embedded, load_steps
 from .settings import MAX_REPLAY_T, BatteryReplaySettings
@@ -159,7 +159,7 @@ def first_dose_regret(problem: BatteryProblem, first_dose: float, true_upper: np
 
 def _make_family(problem_of: Callable[[BatteryReplaySettings], BatteryProblem]) -> M.Family:
     """The battery family over the problems ``problem_of(settings)`` gives (memoised fits, or one given fit):
-    the logged-data replay (:func:`safebandit_core.logged.replay.make_family`) of the fitted environment."""
+    the logged-data replay (:func:`safebandit_core.data.replay.make_family`) of the fitted environment."""
     return replay_core.make_family(BatteryReplaySettings, lambda s: problem_of(s).env, rounds=_rounds)
 
 

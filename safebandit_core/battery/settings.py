@@ -14,9 +14,9 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from .. import device as dev
+from ..data.embed import HASH_EMBEDDER, SENTENCE_EMBEDDER
 from ..dose.settings import MAX_D, MAX_SEEDS, check_replay_numbers
 from ..settings import SettingsError, check_choice, check_int_range, from_dict
-from .embed import HASH_EMBEDDER, SENTENCE_EMBEDDER
 
 POLICIES: tuple[str, ...] = ("hpucb", "eps_greedy", "on_expectation")
 PAPER_TAUS: tuple[float, ...] = (0.1, 0.2)

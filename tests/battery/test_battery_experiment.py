@@ -20,7 +20,8 @@ import scipy.io
 
 from safebandit_core import battery as ex
 from safebandit_core import cli, families, jsondoc
-from safebandit_core.battery import BatteryDataError, cache
+from safebandit_core.battery import BatteryDataError
+from safebandit_core.data import cache
 from safebandit_core.settings import SettingsError, from_dict, to_dict
 from tests.support import assert_close_sum, only_command
 
