@@ -20,7 +20,6 @@ from .family import (
     LoggedRun,
     example_bytes,
     example_truth,
-    family_for,
     fitted,
     load,
     policy_rows,
@@ -36,7 +35,7 @@ from .settings import EXAMPLE_FILE, LoggedSettings
 __all__ = [
     "EXAMPLE_FILE", "FAMILY", "LAMS", "MAX_FILE_BYTES", "NOISE_NOTE", "R2_POOR", "ColumnMap",
     "FitPlan", "FitResult", "Fitted", "FittedEnv", "LoggedFit", "LoggedRun", "LoggedSettings", "MappedTable",
-    "RawTable", "dose_settings", "example_bytes", "example_truth", "family_for", "fit_arrays",
+    "RawTable", "dose_settings", "example_bytes", "example_truth", "fit_arrays",
     "fit_linear", "fit_table", "fitted", "load", "make_family", "map_columns", "policy_rows", "prepare",
     "read", "read_table", "replay", "replay_rows", "ridge", "run_replay", "simulate",
 ]

@@ -107,23 +107,11 @@ def _order(s: LoggedSettings) -> tuple[str, int]:
     return s.order, s.order_seed
 
 
-FAMILY = dataclasses.replace(replay.make_family(LoggedSettings, lambda s: fitted(s)[0].env, order_of=_order),
-                             command="data", cli="safebandit_core.logged.cli", page="pages/your_data.py",
-                             warmup=False)
-"""The replay family of logged data: each settings' data is read, mapped and fitted once and memoised (an
-uploaded file is found by its hash once this process has read it: see :func:`prepare`). Its page runs on
-prepared data, so the warm-up stores its opening as a job of its own (the built-in example), not from
-these default settings."""
-
-
-def family_for(fit: LoggedFit) -> M.Family:
-    """The replay family bound to one fit (whatever the settings' source says)."""
-    return replay.make_family(LoggedSettings, lambda s: fit.env, order_of=_order)
-
-
 @dataclasses.dataclass(frozen=True, eq=False)
 class LoggedRun:
-    """A fitted log, the settings of its replay (``data_hash`` and ``file`` filled in) and the table read."""
+    """A log's prepared data: the fit, the settings of its replay (``data_hash`` and ``file`` filled in, so that the
+    generic :func:`safebandit_core.families.simulate` finds the fit in :data:`safebandit_core.data.cache.MEMO`)
+    and the table read."""
 
     fit: LoggedFit
     settings: LoggedSettings
@@ -131,7 +119,7 @@ class LoggedRun:
 
     @property
     def family(self) -> M.Family:
-        return family_for(self.fit)
+        return FAMILY
 
     @property
     def dose(self) -> DoseSettings:
@@ -159,10 +147,19 @@ def prepare(settings: LoggedSettings, data: Data = None) -> LoggedRun:
     return LoggedRun(fit=fit, settings=s.validate(), raw=raw)
 
 
+FAMILY = dataclasses.replace(replay.make_family(LoggedSettings, lambda s: fitted(s)[0].env, order_of=_order),
+                             command="data", cli="safebandit_core.logged.cli", page="pages/your_data.py",
+                             warmup=False, prepare=prepare)
+"""The replay family of logged data: each settings' data is read, mapped and fitted once and memoised (an
+uploaded file is found by its hash once this process has read it: see :func:`prepare`). Its page runs on
+prepared data, so the warm-up stores its opening as a job of its own (the built-in example), not from
+these default settings."""
+
+
 def simulate(run: LoggedRun, device: str | None = None, chunk: int | None = None,
              settings: LoggedSettings | None = None) -> Iterator[M.Run]:
     """Every policy × seed on the fitted model, chunk by chunk (``settings``: another τ, δ, … of the same fit)."""
-    yield from M.simulate(run.family, settings or run.settings, device, chunk)
+    yield from M.simulate(FAMILY, settings or run.settings, device, chunk)
 
 
 def run_replay(run: LoggedRun, device: str | None = None) -> M.Run:
