@@ -24,7 +24,7 @@ from safebandit_core import cli, families, jsondoc
 from safebandit_core import model as M
 from safebandit_core.battery import BatteryDataError
 from safebandit_core.data import cache
-from safebandit_core.data.replay import POLICY_COLUMNS
+from safebandit_core.data.replay import POLICY_COLUMNS, table_rounds
 from safebandit_core.dose import DoseSettings
 from safebandit_core.settings import SettingsError, from_dict, to_dict
 from tests.support import assert_close_sum, only_command
@@ -175,7 +175,7 @@ def test_a_grid_over_tau_shares_the_contexts_and_matches_single_runs(rw26) -> No
         assert row["tau"] == cell["tau"] and row["first_safe_dose"] == pytest.approx(single_dose(rw26, cell["tau"]))
         assert ex.policy_rows(grid, cell=i) == jsondoc.rows_of(M.summary(M.cell(grid, i))[list(POLICY_COLUMNS)])
     params = ex.FAMILY.params(rw26.settings, "float64")
-    assert params[0].stream.X.shape == (T, DIM)
+    assert params[0].stream.X.shape == (table_rounds(T), DIM)
     with pytest.raises(SettingsError, match="fixed across a sweep"):
         ex.run_replay(rw26, "cpu", cells=[{"dim": 64}])
 

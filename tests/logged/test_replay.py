@@ -82,9 +82,11 @@ def test_a_resampled_order_draws_rows_from_its_own_seed(run) -> None:
     rows = logged.replay_rows(run.fit.env.n, 300, "resample", 4)
     np.testing.assert_array_equal(rows, logged.replay_rows(run.fit.env.n, 300, "resample", 4))
     params = run.family.params(s, "float64")
-    np.testing.assert_array_equal(np.asarray(params[0].stream.X), run.fit.env.X[rows])
+    table = np.asarray(params[0].stream.X)
+    assert table.shape == (logged.replay.TABLE_BLOCK, run.fit.d) and not table[300:].any()  # padded, never read
+    np.testing.assert_array_equal(table[:300], run.fit.env.X[rows])
     logs = run.family.params(dataclasses.replace(s, order="log"), "float64")
-    np.testing.assert_array_equal(np.asarray(logs[0].stream.X), run.fit.env.X[:300])
+    np.testing.assert_array_equal(np.asarray(logs[0].stream.X)[:300], run.fit.env.X[:300])
 
 
 def test_the_built_in_example_is_synthetic_and_its_truth_is_recovered() -> None:
