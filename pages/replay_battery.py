@@ -1,6 +1,6 @@
 """NASA Li-ion battery replay (Safety by Design (2026), §7): real cycling data, a fitted truth, HPC-UCB replayed.
 
-Widgets → :class:`BatteryReplaySettings` → :func:`battery.prepare` (read, embed, fit; memoised in the package) →
+Widgets → :class:`BatteryReplaySettings` → :func:`battery.prepare` (read, embed, fit; memoised by content) →
 one shared grid run over the chosen τ (:mod:`safebandit_ui.live`) → figures, plain words, the command line.
 """
 
