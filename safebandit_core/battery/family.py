@@ -4,7 +4,9 @@ truth → the dose model's policies replayed on the data's contexts.
 :func:`prepare` reads the steps (the shipped RW26 table by default), embeds the JSON windows and fits
 θ*, μ* on the first half of the random-walk discharges
 (:func:`safebandit_core.battery.fit.build_battery_problem`), all memoised in
-:mod:`safebandit_core.data.cache`. The battery is one instance of the logged-data pipeline: the fit is
+:mod:`safebandit_core.data.cache`, and resolves the settings (``T``; ``data_hash`` for data given as bytes),
+so the generic :func:`safebandit_core.families.simulate` runs them like any family's. The battery is one
+instance of the data pipeline a user's log goes through too (:mod:`safebandit_core.data`): the fit is
 :func:`safebandit_core.data.ridge.fit_arrays` and the :data:`FAMILY` is the logged-data replay
 (:func:`safebandit_core.data.replay.make_family`), the dose model with the ``contexts`` stream source:
 the contexts and the truth are the fit's, the rewards and costs get Gaussian noise drawn per seed. A grid
