@@ -1,21 +1,20 @@
 """NASA Li-ion battery replay (Safety by Design (2026), §7): real cycling data, a fitted truth, HPC-UCB replayed.
 
-Widgets → :class:`BatteryReplaySettings` → :func:`battery.prepare` (read, embed, fit; memoised in the package) →
+Widgets → :class:`BatteryReplaySettings` → :func:`battery.prepare` (read, embed, fit; memoised by content) →
 one shared grid run over the chosen τ (:mod:`safebandit_ui.live`) → figures, plain words, the command line.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import os
 from typing import Any
 
 import streamlit as st
 
-from safebandit_core import battery, model
+from safebandit_core import battery, jsondoc, model
 from safebandit_core.battery import BatteryReplaySettings as Settings
-from safebandit_core.battery.embed import HASH_EMBEDDER, SENTENCE_EMBEDDER
+from safebandit_core.data.embed import HASH_EMBEDDER, SENTENCE_EMBEDDER
 from safebandit_core.dose.policies import LABELS
 from safebandit_core.dose.settings import MAX_D
 from safebandit_core.settings import SettingsError
@@ -108,11 +107,11 @@ def controls(ctx: shell.RunContext) -> dict[str, Any]:
     return v
 
 
-def chosen_data(v: dict[str, Any]) -> tuple[bytes | None, str] | None:
-    """The uploaded bytes (None: the embedded table) and what identifies them; None after saying what is missing."""
+def chosen_data(v: dict[str, Any]) -> tuple[bytes | None] | None:
+    """The uploaded bytes (None: the embedded table), or None after saying what is missing."""
     file = v.pop("upload")
     if v["source"] == "embedded":
-        return None, "embedded"
+        return (None,)
     named, problem = st.session_state.get(NAMED_KEY), file and pagekit.upload_problem(file)
     if file is None:
         st.info("Upload a NASA .mat file in the sidebar to continue" + (
@@ -122,8 +121,8 @@ def chosen_data(v: dict[str, Any]) -> tuple[bytes | None, str] | None:
         st.error(problem, icon=":material/error:")
     if file is None or problem:
         return None
-    v["file"], raw = file.name, file.getvalue()
-    return raw, "upload-" + hashlib.blake2b(raw, digest_size=16).hexdigest()
+    v["file"] = file.name
+    return (file.getvalue(),)
 
 
 def build(v: dict[str, Any], ctx: shell.RunContext, data: bytes | None) -> battery.BatteryRun:
@@ -136,9 +135,10 @@ def build(v: dict[str, Any], ctx: shell.RunContext, data: bytes | None) -> batte
     return run
 
 
-def data_section(prepared: battery.BatteryRun, data: bytes | None, key: str) -> dict[str, Any]:
+def data_section(prepared: battery.BatteryRun, data: bytes | None) -> dict[str, Any]:
     """The data (a window of steps, the rounds' currents) and the fit, each beside its words; returns the figures."""
-    p, steps = prepared.problem, battery.load_source(data)[0]
+    p, steps, digest = prepared.problem, battery.load_source(data)[0], prepared.settings.data_hash
+    key = "embedded" if digest is None else f"upload-{digest}"
     st.header(f"The data and the fit: {prepared.source}")
     rounds, facts = battery.random_walk_discharges(steps), p.facts()
     first = int(rounds["step"].iloc[0])
@@ -172,7 +172,8 @@ def tab_layout(box: Any) -> dict[str, Any]:
 
 
 def words(slots: dict[str, Any], record: dict[str, Any]) -> None:
-    """The metrics and the words beside each chart, computed from this τ's replay over its T rounds."""
+    """The metrics and the words beside each chart, computed from this τ's replay over its T rounds: its facts
+    (:func:`battery.facts`), ``T`` and its generic summary's rows under ``by_policy``."""
     h, cols = next((r for r in record["by_policy"] if r["policy"] == "hpucb"), None), slots["metrics"].columns(4)
     cols[0].metric("Round-1 safe dose α₁", f"{record['first_safe_dose']:.4f}")
     if h:
@@ -186,7 +187,7 @@ def words(slots: dict[str, Any], record: dict[str, Any]) -> None:
         slots[f"{name}_words"].markdown(text)
 
 
-def replay_section(prepared: battery.BatteryRun, ctx: shell.RunContext, extra: str, figs: dict[str, Any]) -> None:
+def replay_section(prepared: battery.BatteryRun, ctx: shell.RunContext, figs: dict[str, Any]) -> None:
     """One shared grid run over the chosen τ (a tab each): charts, words, the command line; then the downloads."""
     s = prepared.settings
     st.header("The replay")
@@ -199,13 +200,13 @@ def replay_section(prepared: battery.BatteryRun, ctx: shell.RunContext, extra: s
     status = st.empty()
     boxes = st.tabs([f"τ = {t:g}" for t in s.taus]) if len(s.taus) > 1 else [st.container()]
     tabs = [tab_layout(box) for box in boxes]
-    result, shared, seconds = live.run(s, ctx, lambda r: draw(tabs, r, f"_live{r.t_done}"), extra=extra,
-                                       simulate=lambda s_, device, chunk: battery.replay(
-                                           prepared, device, chunk, cells=battery.tau_grid(s_)))
+    extra, simulate = live.in_chunks(battery.tau_grid(s), live.PAGE_CHUNK)
+    result, shared, seconds = live.run(s, ctx, lambda r: draw(tabs, r, f"_live{r.t_done}"), extra, simulate)
     status.caption(live.caption(result, shared, seconds) + f" d = {prepared.problem.dim}; every τ in one run.")
     for i, (box, slots, charts) in enumerate(zip(boxes, tabs, draw(tabs, result), strict=True)):
         figs.update({f"{name}_tau{s.taus[i]:g}": fig for name, fig in charts.items()})
-        words(slots, battery.summary_row(prepared, result, cell=i))
+        c = model.cell(result, i)
+        words(slots, {**battery.facts(prepared, result, i), "T": c.T, "by_policy": jsondoc.rows_of(model.summary(c))})
         with box:
             st.markdown("**The same replay from the command line** (copy it; it prints one JSON summary" + (
                 "; it runs one policy or all three" if 1 < len(s.policies) < len(battery.POLICIES) else "") + "):")
@@ -237,7 +238,7 @@ def main() -> None:
         st.error(f"**{v.get('file', 'The data')}** cannot be replayed: {err}.", icon=":material/error:")
         return
     if prepared is not None:
-        replay_section(prepared, ctx, chosen[1], data_section(prepared, chosen[0], chosen[1]))
+        replay_section(prepared, ctx, data_section(prepared, chosen[0]))
 
 
 main()

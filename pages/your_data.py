@@ -233,9 +233,7 @@ def main() -> None:
     status, slots = st.empty(), {}
     for name, (title, words) in CHARTS.items():
         pagekit.chart_row(slots, name, title).markdown(words.format(delta=s.delta, T=s.T, cost=s.label("cost")))
-    replay, data_hash, simulate = live.on_data(run)
-    result, shared, seconds = live.run(replay, ctx, lambda r: charts(r, s, slots, f"-live-{r.t_done}"),
-                                       extra=data_hash, simulate=simulate)
+    result, shared, seconds = live.run(s.unlabelled(), ctx, lambda r: charts(r, s, slots, f"-live-{r.t_done}"))
     status.caption(live.caption(result, shared, seconds))
     summary = charts(result, s, slots)  # the final view, drawn over the live one
     last = "mean dose, last 10 % of rounds"

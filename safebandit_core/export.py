@@ -11,11 +11,10 @@ A bundle (:func:`bundle`) holds
   from a CDN (``"cdn"``, which needs a network to view);
 - ``README.txt``: what each file is.
 
-Settings files carry a ``kind``: ``dose``, ``conservative`` and ``mv`` (one model's settings),
-``preset`` (:class:`~safebandit_core.presets.PresetRun`), ``sweep``
-(:class:`~safebandit_core.sweep.SweepSpec`) or ``battery``
-(:class:`~safebandit_core.battery.settings.BatteryReplaySettings`). A file without one is recognised by
-its fields (one model's settings only).
+Settings files carry a ``kind``: a family's (one model's settings, :data:`safebandit_core.families.FAMILIES`:
+``dose``, ``nonlinear``, ``conservative``, ``mv``, ``battery``, ``logged``), ``preset``
+(:class:`~safebandit_core.presets.PresetRun`) or ``sweep`` (:class:`~safebandit_core.sweep.SweepSpec`). A file
+without one is recognised by its fields (one model's settings only).
 """
 
 from __future__ import annotations

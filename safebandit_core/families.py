@@ -108,6 +108,16 @@ def of(settings: Any) -> M.Family:
     raise TypeError(f"no model family takes {type(settings).__name__}")
 
 
+def prepare(settings: Any, data: Any = None) -> Any:
+    """The prepared data of a data family's ``settings`` (read, embedded and fitted once, held by content hash):
+    its ``settings`` then run through :func:`simulate` like any family's."""
+    family = of(settings)
+    if family.prepare is None:
+        raise SettingsError("kind", "a family that prepares data (" + ", ".join(
+            f.kind for f in FAMILIES.values() if f.prepare is not None) + ")", family.kind)
+    return family.prepare(settings, data)
+
+
 def simulate(settings: Any, device: str | None = None, chunk: int | None = None,
              cells: Sequence[Mapping[str, Any]] | None = None, mesh: Any = None, pad_tail: bool = False
              ) -> Iterator[M.Run]:

@@ -1,7 +1,7 @@
 """A least-recently-used memo bounded by bytes, and the measure of what a held value takes.
 
 One mechanism for every process-wide cache of derived values: the data memo of the logged-data and
-battery replays (:mod:`safebandit_core.battery.cache`), the shared result store's entry sizes
+battery replays (:mod:`safebandit_core.data.cache`), the shared result store's entry sizes
 (``safebandit_ui.store``) and the per-run figures of the pages (``safebandit_ui.pagekit.per_run``).
 """
 

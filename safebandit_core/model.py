@@ -221,6 +221,10 @@ class Family:
     - ``stream(settings, i)``: the explicit stream seed ``i`` of a run sees, and
       ``on_stream(settings, policy, stream)``: one policy replayed on it (the public
       ``run_on_stream`` of the family), so any run can be checked against an independent reading.
+    - ``prepare(settings, data)``: for a family whose runs need a table (a data set to read, embed and fit): the
+      prepared data, computed once per content and held in :data:`safebandit_core.data.cache.MEMO`; its
+      ``settings`` (resolved, naming the data by its hash) then run through the generic :func:`simulate`,
+      :func:`tidy` and :func:`summary` like any family's. None: the settings are all a run needs.
     - ``scrub``: the knobs the model is about (:class:`Scrub`), the first the page's default; each is
       computed along its whole axis in one grid so a page can scrub it with no rerun.
 
@@ -263,6 +267,7 @@ class Family:
     load: Callable[[dict[str, Any]], Any] | None = None
     stream: Callable[[Any, int], dict[str, np.ndarray]] | None = None
     on_stream: Callable[[Any, str, dict[str, np.ndarray]], dict[str, np.ndarray]] | None = None
+    prepare: Callable[[Any, Any], Any] | None = None
     scrub: tuple[Scrub, ...] = ()
     regret_name: str = "cumulative regret"
     baseline_name: str = "baseline (1 − α)·μ₀"

@@ -14,7 +14,7 @@ from typing import Any
 
 import streamlit as st
 
-from safebandit_core import families, logged, runner
+from safebandit_core import families, runner
 from safebandit_core.model import Run
 
 from . import shell, store
@@ -42,7 +42,8 @@ def run(settings: Any, ctx: shell.RunContext, redraw: Callable[[Run], None] | No
     """The finished run of ``settings`` on the sidebar's device; returns (run, from_store, seconds to compute).
 
     ``simulate(settings, device, chunk)`` replaces :func:`safebandit_core.families.simulate` for runs that
-    need more than settings (a fitted data set); ``extra`` then tells such runs apart in the store.
+    need more than settings (a grid, chunks of their own: :func:`in_chunks`); ``extra`` then tells such runs apart
+    in the store. A data family's prepared settings name their data by its hash, so they need neither.
     Every run goes in chunks of :data:`PAGE_CHUNK` rounds with a masked tail.
     """
     sim = simulate or _simulate
@@ -106,13 +107,6 @@ def in_chunks(cells: Any, rounds: int | None) -> tuple[Any, Callable[..., Any]]:
     cells = None if cells is None else [dict(c) for c in cells]
     return (None if cells is None else {"cells": cells},
             lambda s, device, _chunk: families.simulate(s, device, rounds, cells=cells, pad_tail=True))
-
-
-def on_data(prepared: logged.LoggedRun) -> tuple[Any, Any, Callable[..., Any]]:
-    """``(settings, extra, simulate)`` of the replay of a fitted log: the settings without display names (they
-    change no number), its data hash telling runs on different files apart, the replay on that fit."""
-    s = prepared.settings
-    return s.unlabelled(), s.data_hash, lambda s_, device, chunk: logged.simulate(prepared, device, chunk, s_)
 
 
 def shared(key: str, units: int, compute: Callable[[Callable[[float, str], None]], Any]) -> tuple[Any, bool, float]:

@@ -4,7 +4,7 @@ A classroom of 30 opening the same page with the default settings computes once:
 keyed by the run's settings (kind included), device and precision, kept in an LRU bounded in bytes
 (:func:`budget_bytes`: ``SAFEBANDIT_STORE_MB``, else an eighth of the machine's memory, at most
 2 GB) and in entries, and returned as plain data (numpy arrays and frames, never JAX arrays).
-Each entry is measured (:func:`safebandit_core.battery.cache.nbytes`) when stored and again when read,
+Each entry is measured (:func:`safebandit_core.memo.nbytes`) when stored and again when read,
 since a run derives some outputs on first read; the least recently used go first, and a run larger
 than the whole budget is handed to its caller but not kept. A request for a run that
 another session is computing right now waits for it instead of computing it again. Runs above a

@@ -74,7 +74,7 @@ def defaults(device_id: str) -> list[Any]:
 def your_data(device_id: str) -> Job:
     """The *Your data* page's opening: the built-in example log, fitted, replayed with the default settings."""
     s = logged.LoggedSettings(base_seed=0, precision=device.default_precision(device_id), file=logged.EXAMPLE_FILE)
-    return Job("logged", *live.on_data(logged.prepare(s)))
+    return Job("logged", logged.prepare(s).settings.unlabelled())
 
 
 def presentation(device_id: str) -> list[Job]:

@@ -1,15 +1,15 @@
 """The NASA Li-ion battery experiment of seed 000 §7: logged data → a fitted environment → the replay.
 
 - :mod:`.loader`: NASA's randomized-usage ``.mat`` files and the embedded RW26 table, one row per step;
-- :mod:`.embed`: the JSON windows of the previous steps and their embedders (hash, sentence-transformers);
+- the embedders of the JSON windows (hash, sentence-transformers), from :mod:`safebandit_core.data.embed`;
 - :mod:`.fit`: the realizability fit of θ*, μ* on the first half of the rounds;
 - :mod:`.settings`: :class:`BatteryReplaySettings` (kind ``battery``), validated once;
 - :mod:`.family`: the :class:`~safebandit_core.model.Family` (:data:`FAMILY`), :func:`prepare` and the reports;
-- :mod:`.cache`: the one memo of tables, embeddings and fits (:func:`clear_cache`).
+- :func:`clear_cache`: forget the one memo of tables, embeddings and fits (:mod:`safebandit_core.data.cache`).
 """
 
-from .cache import clear as clear_cache
-from .embed import (
+from ..data.cache import clear as clear_cache
+from ..data.embed import (
     CachedEmbedder,
     EmbedderUnavailable,
     HashEmbedder,
@@ -21,12 +21,13 @@ from .embed import (
 )
 from .family import (
     EMBEDDED_LABEL,
+    FACT_KEYS,
     FAMILY,
     BatteryRun,
     check_context_bytes,
     check_contexts_fit,
     dose_settings,
-    family_for,
+    facts,
     fit_frame,
     fitted,
     load_source,
@@ -34,7 +35,6 @@ from .family import (
     prepare,
     replay,
     run_replay,
-    summary_row,
     with_tau,
 )
 from .fit import BatteryProblem, FitResult, build_battery_problem, fit_linear
@@ -58,6 +58,7 @@ __all__ = [
     "DEFAULT_DIM",
     "DEFAULT_FIT_LAM",
     "EMBEDDED_LABEL",
+    "FACT_KEYS",
     "FAMILY",
     "MAX_REPLAY_SEEDS",
     "MAX_REPLAY_T",
@@ -83,7 +84,7 @@ __all__ = [
     "clear_cache",
     "dose_settings",
     "embed_windows",
-    "family_for",
+    "facts",
     "fit_frame",
     "fit_linear",
     "fitted",
@@ -97,7 +98,6 @@ __all__ = [
     "raw_samples",
     "replay",
     "run_replay",
-    "summary_row",
     "tau_grid",
     "window_json",
     "with_tau",

@@ -13,11 +13,11 @@ import os
 
 from .. import clikit, distributed, jsondoc
 from .. import model as M
+from ..data.embed import HASH_EMBEDDER, SENTENCE_EMBEDDER, EmbedderUnavailable
 from ..dose.policies import NAMES
 from ..progress import run_model
 from ..settings import SettingsError
 from . import family
-from .embed import HASH_EMBEDDER, SENTENCE_EMBEDDER, EmbedderUnavailable
 from .loader import BatteryDataError
 from .settings import DEFAULT_DIM, DEFAULT_FIT_LAM, OPEN_TAUS, POLICIES, BatteryReplaySettings
 
@@ -27,15 +27,6 @@ HELP = ("NASA Li-ion battery replay (Safety by Design, sec. 7): fit half a NASA 
 _FLAGS = {"dim": "--dim", "T": "--T", "tau": "--tau", "seeds": "--seeds", "fit_lam": "--fit-lam", "lam": "--lam",
           "delta": "--delta", "delta_prime": "--delta-prime", "eps": "--eps", "base_seed": "--base-seed",
           "precision": "--precision", "policies": "--policy", "file": "--data", "path": "--data"}
-
-HEAD_KEYS = ("policy", "violation_rate", "cum_regret_mean", "by_policy", "T", "seeds", "device", "precision",
-             "seconds")
-"""Keys of :func:`~.family.summary_row` that the JSON object has in ``rows`` or its shared keys instead."""
-JSON_KEYS = ("tau", "dim", "fit_r2_reward", "fit_r2_cost", "replay_r2_reward", "replay_r2_cost", "kappa_r", "kappa_c",
-             "S", "L", "lam", "fit_lam", "delta", "delta_prime", "eps", "first_safe_dose", "first_dose_regret", "n_fit",
-             "n_replay", "passes", "embedder", "source")
-"""The rest of :func:`~.family.summary_row`: the replay's own keys of ``--json``."""
-
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """Flags of the ``battery`` command."""
@@ -60,7 +51,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--eps", type=float, default=0.5, help="epsilon of eps-Greedy in [0,1]")
     p.add_argument("--device", default=None, help="cpu, gpu or an id like gpu:1 (default: GPU when present)")
     p.add_argument("--precision", default="auto", help="float64, float32 or auto (float64 on CPU, float32 on GPU)")
-    p.add_argument("--json", action="store_true", help=jsondoc.help_for(JSON_KEYS))
+    p.add_argument("--json", action="store_true", help=jsondoc.help_for(family.FACT_KEYS))
     clikit.add_distributed_flags(p)
 
 
@@ -108,12 +99,11 @@ def run_command(args: argparse.Namespace) -> int:
         result = run_model(family.FAMILY, run.settings, device, mesh=mesh)
         if not role.writer:
             return 0
-        row = family.summary_row(run, result)
-        shared = {k: v for k, v in row.items() if k not in HEAD_KEYS}
-        doc = jsondoc.document(result.kind, row["T"], row["seeds"], row["device"], row["precision"], row["seconds"],
-                               jsondoc.rows_of(M.summary(result), drop=("kind", "rounds")), **shared)
-        lines = [f"battery replay of {run.source}: {row['T']} rounds x {row['seeds']} seeds, d = {row['dim']}, "
-                 f"tau = {row['tau']:g} on {row['device']} ({row['precision']}), {row['seconds']:.2f} s"]
+        doc = jsondoc.document(result.kind, result.T, run.settings.seeds, result.device, result.precision,
+                               result.seconds, jsondoc.rows_of(M.summary(result), drop=("kind", "rounds")),
+                               **family.facts(run, result))
+        lines = [f"battery replay of {run.source}: {doc['T']} rounds x {doc['seeds']} seeds, d = {doc['dim']}, "
+                 f"tau = {doc['tau']:g} on {doc['device']} ({doc['precision']}), {doc['seconds']:.2f} s"]
         clikit.emit(doc, args.json, lines)
     return 0
 

@@ -4,9 +4,11 @@ truth → the dose model's policies replayed on the data's contexts.
 :func:`prepare` reads the steps (the shipped RW26 table by default), embeds the JSON windows and fits
 θ*, μ* on the first half of the random-walk discharges
 (:func:`safebandit_core.battery.fit.build_battery_problem`), all memoised in
-:mod:`safebandit_core.battery.cache`. The battery is one instance of the logged-data pipeline: the fit is
-:func:`safebandit_core.logged.ridge.fit_arrays` and the :data:`FAMILY` is the logged-data replay
-(:func:`safebandit_core.logged.replay.make_family`), the dose model with the ``contexts`` stream source:
+:mod:`safebandit_core.data.cache`, and resolves the settings (``T``; ``data_hash`` for data given as bytes),
+so the generic :func:`safebandit_core.families.simulate` runs them like any family's. The battery is one
+instance of the data pipeline a user's log goes through too (:mod:`safebandit_core.data`): the fit is
+:func:`safebandit_core.data.ridge.fit_arrays` and the :data:`FAMILY` is the logged-data replay
+(:func:`safebandit_core.data.replay.make_family`), the dose model with the ``contexts`` stream source:
 the contexts and the truth are the fit's, the rewards and costs get Gaussian noise drawn per seed. A grid
 (over τ, say) shares the T × d context table across its cells (:data:`GRID_AXES`).
 
@@ -36,7 +38,7 @@ import dataclasses
 import hashlib
 import io
 import os
-from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
+from collections.abc import Hashable, Iterator, Mapping, Sequence
 from typing import Any, BinaryIO
 
 import numpy as np
@@ -44,12 +46,12 @@ import pandas as pd
 
 from .. import jsondoc, runner
 from .. import model as M
+from ..data import cache
+from ..data import replay as replay_core
+from ..data.embed import CachedEmbedder, Embedder, make_embedder
+from ..data.replay import FINAL_SHARE, GRID_AXES, MAX_CONTEXT_BYTES, REFRESH_EVERY, TRACED, check_context_bytes
 from ..dose.settings import DoseSettings, first_safe_dose
-from ..logged import replay as replay_core
-from ..logged.replay import FINAL_SHARE, GRID_AXES, MAX_CONTEXT_BYTES, REFRESH_EVERY, TRACED, check_context_bytes
 from ..settings import SettingsError
-from . import cache
-from .embed import CachedEmbedder, Embedder, make_embedder
 from .fit import BatteryProblem, build_battery_problem
 from .loader import BatteryDataError, load_embedded, load_steps
 from .settings import MAX_REPLAY_T, BatteryReplaySettings
@@ -57,10 +59,10 @@ from .settings import MAX_REPLAY_T, BatteryReplaySettings
 Data = str | os.PathLike[str] | BinaryIO | bytes | pd.DataFrame | None
 
 EMBEDDED_LABEL = "NASA RW26 (embedded per-step table)"
-__all__ = ["EMBEDDED_LABEL", "FAMILY", "FINAL_SHARE", "GRID_AXES", "MAX_CONTEXT_BYTES", "REFRESH_EVERY", "TRACED",
-           "BatteryRun", "check_context_bytes", "check_contexts_fit", "contexts", "dose_settings", "family_for",
-           "first_dose_regret", "fit_frame", "fitted", "load_source", "policy_rows", "prepare",
-           "replay", "run_replay", "summary_row", "with_tau"]
+__all__ = ["EMBEDDED_LABEL", "FACT_KEYS", "FAMILY", "FINAL_SHARE", "GRID_AXES", "MAX_CONTEXT_BYTES", "REFRESH_EVERY",
+           "TRACED", "BatteryRun", "check_context_bytes", "check_contexts_fit", "contexts", "dose_settings", "facts",
+           "first_dose_regret", "fit_frame", "fitted", "load_source", "policy_rows", "prepare", "replay",
+           "run_replay", "with_tau"]
 
 
 # ---------------------------------------------------------------- data → fitted problem (memoised)
@@ -73,14 +75,25 @@ def _file_key(path: str) -> tuple[Hashable, ...]:
     return "path", os.path.abspath(path), stat.st_size, stat.st_mtime_ns
 
 
-def _table_key(steps: pd.DataFrame) -> tuple[Hashable, ...]:
-    digest = hashlib.blake2b(pd.util.hash_pandas_object(steps, index=True).to_numpy().tobytes(), digest_size=16)
-    return "table", digest.hexdigest()
+def _table_digest(steps: pd.DataFrame) -> str:
+    return hashlib.blake2b(pd.util.hash_pandas_object(steps, index=True).to_numpy().tobytes(),
+                           digest_size=16).hexdigest()
+
+
+def _unseen(settings: BatteryReplaySettings) -> pd.DataFrame:
+    raise SettingsError("data", f"given again: these settings replay {settings.file or 'an uploaded file'} (hash "
+                                f"{str(settings.data_hash)[:12]}…), which this process has not read; upload it on the "
+                                "battery page, or pass it to safebandit_core.battery.prepare", settings.source)
 
 
 def _steps_of(settings: BatteryReplaySettings | None, data: Data) -> tuple[pd.DataFrame, str, tuple[Hashable, ...]]:
-    """The per-step table to fit, its label and its memo key: ``data`` when given, else the settings' source."""
+    """The per-step table to fit, its label and its memo key: ``data`` when given, else the data the settings'
+    ``data_hash`` names (read before by :func:`prepare`), else the settings' source. Data given as bytes, a file
+    object or a table is keyed ``("data", its hash)``."""
     if data is None:
+        if settings is not None and settings.data_hash is not None:
+            key = ("data", settings.data_hash)
+            return cache.MEMO.get(key, lambda: _unseen(settings)), settings.file or "an uploaded file", key
         source = "embedded" if settings is None else settings.source
         if source == "embedded":
             key = ("embedded",)
@@ -90,15 +103,25 @@ def _steps_of(settings: BatteryReplaySettings | None, data: Data) -> tuple[pd.Da
                                           "safebandit_core.battery.prepare(settings, file)", source)
         data = settings.path
     if isinstance(data, pd.DataFrame):
-        return data, "a per-step table", _table_key(data)
+        key = ("data", _table_digest(data))
+        _check_hash(settings, key[1], "a per-step table")
+        return data, "a per-step table", key
     if isinstance(data, (str, os.PathLike)):
         path = os.fspath(data)
         key = _file_key(path)
         return cache.MEMO.get(key, lambda: load_steps(path)), os.path.basename(path), key
-    label = getattr(data, "name", None) or "an uploaded file"
+    label = os.path.basename(str(getattr(data, "name", None) or "an uploaded file"))
     raw = data if isinstance(data, bytes) else _read_all(data)
-    key = ("bytes", hashlib.blake2b(raw, digest_size=16).hexdigest())
-    return cache.MEMO.get(key, lambda: load_steps(io.BytesIO(raw))), os.path.basename(str(label)), key
+    key = ("data", hashlib.blake2b(raw, digest_size=16).hexdigest())
+    _check_hash(settings, key[1], label)
+    return cache.MEMO.get(key, lambda: load_steps(io.BytesIO(raw))), label, key
+
+
+def _check_hash(settings: BatteryReplaySettings | None, digest: str, label: str) -> None:
+    """Refuse data other than the data the settings were made with (their ``data_hash``), before reading it."""
+    if settings is not None and settings.data_hash is not None and digest != settings.data_hash:
+        raise SettingsError("data", f"the data these settings were made with ({settings.file or 'a file'}, hash "
+                                    f"{settings.data_hash[:12]}…)", f"{label}, hash {digest[:12]}…")
 
 
 def _read_all(handle: BinaryIO) -> bytes:
@@ -154,34 +177,14 @@ def first_dose_regret(problem: BatteryProblem, first_dose: float, true_upper: np
     return replay_core.first_dose_regret(problem.env, rows, first_dose, true_upper)
 
 
-# ---------------------------------------------------------------- the family
-
-
-def _make_family(problem_of: Callable[[BatteryReplaySettings], BatteryProblem]) -> M.Family:
-    """The battery family over the problems ``problem_of(settings)`` gives (memoised fits, or one given fit):
-    the logged-data replay (:func:`safebandit_core.logged.replay.make_family`) of the fitted environment."""
-    return replay_core.make_family(BatteryReplaySettings, lambda s: problem_of(s).env, rounds=_rounds)
-
-
-FAMILY = dataclasses.replace(_make_family(lambda s: fitted(s)[0]), command="battery",
-                             cli="safebandit_core.battery.cli", page="pages/replay_battery.py", warmup=False)
-"""The battery family: each settings' problem is fitted from its source once and memoised (an uploaded
-file has no source to read again: replay it through :func:`prepare` with the file). Its page fits a data set
-before it runs, so the server's warm-up leaves it out."""
-
-
-def family_for(problem: BatteryProblem) -> M.Family:
-    """The battery family bound to one fitted problem (whatever the settings' source says)."""
-    return _make_family(lambda s: problem)
-
-
 # ---------------------------------------------------------------- one replay: prepare, run, report
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
 class BatteryRun:
-    """A fitted battery problem and the settings of a replay of it (``T`` resolved), with the family that
-    runs them (bound to the problem, so an uploaded file replays like the embedded table)."""
+    """The battery's prepared data: a fitted problem and the settings of a replay of it (``T`` resolved, and
+    ``data_hash`` naming data given as bytes or a table, so that the generic
+    :func:`safebandit_core.families.simulate` finds the fit in :data:`safebandit_core.data.cache.MEMO`)."""
 
     problem: BatteryProblem
     settings: BatteryReplaySettings
@@ -189,7 +192,7 @@ class BatteryRun:
 
     @property
     def family(self) -> M.Family:
-        return family_for(self.problem)
+        return FAMILY
 
     @property
     def dose(self) -> DoseSettings:
@@ -216,13 +219,30 @@ class BatteryRun:
 
 
 def prepare(settings: BatteryReplaySettings, data: Data = None) -> BatteryRun:
-    """Validate, read the data (``data``, e.g. an uploaded file, or the settings' source), fit (memoised) and
-    resolve ``T`` None to the replay half. Bad data raises :class:`BatteryDataError`."""
+    """Validate, read the data (``data``, e.g. an uploaded file, or the settings' source), embed and fit it
+    (memoised by content in :data:`safebandit_core.data.cache.MEMO`), resolve ``T`` None to the replay half and
+    name the data in the settings: a path as the ``path`` source, bytes or a table by ``data_hash``. Bad data
+    raises :class:`BatteryDataError`; data whose hash differs from the settings' ``data_hash``, a
+    :class:`SettingsError` naming ``data``."""
     settings = settings.validate()
-    problem, label = fitted(settings, data)
-    if settings.T is None:
-        settings = dataclasses.replace(settings, T=problem.n_replay)
+    if isinstance(data, (str, os.PathLike)):
+        path = os.fspath(data)
+        settings, data = dataclasses.replace(settings, source="path", path=path, data_hash=None,
+                                             file=settings.file or os.path.basename(path)), None
+    steps, label, key = _steps_of(settings, data)
+    digest = key[1] if key[0] == "data" else None
+    problem = _fit(steps, key, settings.dim, settings.embedder, settings.fit_lam)
+    settings = dataclasses.replace(settings, data_hash=digest,
+                                   T=problem.n_replay if settings.T is None else settings.T)
     return BatteryRun(problem=problem, settings=settings, source=label)
+
+
+FAMILY = dataclasses.replace(
+    replay_core.make_family(BatteryReplaySettings, lambda s: fitted(s)[0].env, rounds=_rounds), command="battery",
+    cli="safebandit_core.battery.cli", page="pages/replay_battery.py", warmup=False, prepare=prepare)
+"""The battery family: the logged-data replay (:func:`safebandit_core.data.replay.make_family`) of each settings'
+fitted problem, found in the data memo by the settings' source or ``data_hash`` (:func:`prepare` puts it there).
+Its page fits a data set before it runs, so the server's warm-up leaves it out."""
 
 
 def with_tau(run: BatteryRun, tau: float) -> BatteryRun:
@@ -248,39 +268,36 @@ def run_replay(run: BatteryRun, device: str | None = None,
     return runner.final(replay(run, device, cells=cells))
 
 
-def _records(result: M.Run, cell: int | None) -> list[dict[str, Any]]:
-    table = M.summary(result)
-    if cell is not None:
-        table = table[table["cell"] == cell]
-    return table.to_dict("records")
-
-
 def policy_rows(result: M.Run, cell: int | None = None) -> list[dict[str, Any]]:
     """Per policy: violation rate and regret with their 95 % intervals over seeds, and its dose over the last 10 % of
-    rounds (of grid cell ``cell``)."""
+    rounds (of grid cell ``cell``), as JSON rows of the generic summary."""
     table = M.summary(result)
     if cell is not None:
         table = table[table["cell"] == cell]
     return jsondoc.rows_of(table[list(replay_core.POLICY_COLUMNS)])
 
 
-def summary_row(run: BatteryRun, result: M.Run, cell: int | None = None) -> dict[str, Any]:
-    """ONE JSON-ready object: the replay's shared figures, the first policy's (HPC-UCB's by default)
-    figures at the top level, and every policy's under ``by_policy`` (of grid cell ``cell``)."""
+FACT_KEYS = ("tau", "dim", "fit_r2_reward", "fit_r2_cost", "replay_r2_reward", "replay_r2_cost", "kappa_r", "kappa_c",
+             "S", "L", "lam", "fit_lam", "delta", "delta_prime", "eps", "first_safe_dose", "first_dose_regret", "n_fit",
+             "n_replay", "passes", "embedder", "source")
+"""The keys of :func:`facts`: what a replay's JSON object adds to the shared keys and the generic summary's rows."""
+
+
+def facts(run: BatteryRun, result: M.Run, cell: int | None = None) -> dict[str, Any]:
+    """The replay's shared figures (of grid cell ``cell``), JSON-ready: the constants the run used, the fit's quality
+    and sizes, HPC-UCB's round-1 dose and what staying there loses, and the data's label. The per-policy figures
+    are the generic summary's (:func:`safebandit_core.model.summary`, as JSON rows :func:`policy_rows`)."""
     settings = result.settings if cell is None else dataclasses.replace(result.settings, **result.cells[cell])
     s, p = dose_settings(settings, run.problem), run.problem
-    head = _records(result, cell)[0]
+    table = M.summary(result)
+    head = (table if cell is None else table[table["cell"] == cell]).iloc[0]
     return {
-        "policy": head["policy"], "tau": s.tau, "T": s.T, "dim": s.d, "seeds": s.seeds,
-        "violation_rate": head["violation_rate"], "cum_regret_mean": head["cum_regret_mean"],
-        "fit_r2_reward": p.fit_r2_reward, "fit_r2_cost": p.fit_r2_cost,
-        "replay_r2_reward": p.replay_r2_reward, "replay_r2_cost": p.replay_r2_cost,
-        "kappa_r": p.kappa_r, "kappa_c": p.kappa_c, "S": s.S, "L": s.L, "lam": s.lam, "fit_lam": settings.fit_lam,
-        "delta": s.delta, "delta_prime": s.delta_prime, "eps": s.eps,
-        "first_safe_dose": head["first_safe_dose"], "first_dose_regret": head["first_dose_regret"],
-        "n_fit": p.n_fit, "n_replay": p.n_replay, "passes": head["passes"], "embedder": p.embedder,
-        "source": run.source, "device": result.device, "precision": result.precision,
-        "seconds": result.seconds, "by_policy": policy_rows(result, cell),
+        "tau": s.tau, "dim": s.d, "fit_r2_reward": p.fit_r2_reward, "fit_r2_cost": p.fit_r2_cost,
+        "replay_r2_reward": p.replay_r2_reward, "replay_r2_cost": p.replay_r2_cost, "kappa_r": p.kappa_r,
+        "kappa_c": p.kappa_c, "S": s.S, "L": s.L, "lam": s.lam, "fit_lam": settings.fit_lam, "delta": s.delta,
+        "delta_prime": s.delta_prime, "eps": s.eps, "first_safe_dose": float(head["first_safe_dose"]),
+        "first_dose_regret": float(head["first_dose_regret"]), "n_fit": p.n_fit, "n_replay": p.n_replay,
+        "passes": float(head["passes"]), "embedder": p.embedder, "source": run.source,
     }
 
 

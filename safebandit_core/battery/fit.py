@@ -6,7 +6,7 @@ and runs the bandit on the contexts of the remaining part. The battery is one in
 logged-data pipeline (:mod:`safebandit_core.logged`): :func:`battery_rounds` is its mapping (a NASA
 per-step table -> contexts, doses, rewards and costs, one row per round), and
 :func:`build_battery_problem` fits those rows with the pipeline's one fit
-(:func:`safebandit_core.logged.ridge.fit_arrays`, split ``first_half``, g the identity on the dose).
+(:func:`safebandit_core.data.ridge.fit_arrays`, split ``first_half``, g the identity on the dose).
 """
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from ..logged.replay import FittedEnv, max_norm
-from ..logged.ridge import FitPlan, FitResult, fit_arrays, fit_linear
-from .embed import Embedder, embed_windows, make_embedder
+from ..data.embed import Embedder, embed_windows, make_embedder
+from ..data.replay import FittedEnv, max_norm
+from ..data.ridge import FitPlan, FitResult, fit_arrays, fit_linear
 from .loader import random_walk_discharges
 
 __all__ = ["COST_KINDS", "BatteryProblem", "BatteryRounds", "FitResult", "battery_rounds", "build_battery_problem",
@@ -82,7 +82,7 @@ class BatteryProblem:
 
     @functools.cached_property
     def env(self) -> FittedEnv:
-        """The fitted environment the replay runs (:class:`safebandit_core.logged.replay.FittedEnv`)."""
+        """The fitted environment the replay runs (:class:`safebandit_core.data.replay.FittedEnv`)."""
         return FittedEnv(X=self.X_replay, theta=self.theta, mu=self.mu, kappa_r=self.kappa_r, kappa_c=self.kappa_c,
                          S=self.norm_bound, L=max_norm(self.X_replay))
 
@@ -185,7 +185,7 @@ def build_battery_problem(
     The rounds are :func:`battery_rounds`. Because R = g(alpha)(<X, theta*> + xi) with g the identity,
     theta* is the ridge fit (``lam``) of reward / dose on X and mu* that of cost / dose, over the fit
     rounds with dose >= ``min_dose``: a near-zero dose would divide the measurement noise by almost
-    zero (:func:`safebandit_core.logged.ridge.fit_arrays`). The contexts span few directions with little
+    zero (:func:`safebandit_core.data.ridge.fit_arrays`). The contexts span few directions with little
     spread, so an almost unregularised fit needs large coefficients; the default ``lam`` trades a little
     R² for a norm bound an order of magnitude smaller. ``replay_r2_*`` score the same targets on the
     replay rounds with dose >= ``min_dose``. See :class:`BatteryProblem` for the scalings.

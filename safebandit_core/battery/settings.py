@@ -10,13 +10,14 @@ grid may vary; ``taus`` are the cost limits the page replays side by side (a gri
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from .. import device as dev
+from ..data.embed import HASH_EMBEDDER, SENTENCE_EMBEDDER
 from ..dose.settings import MAX_D, MAX_SEEDS, check_replay_numbers
 from ..settings import SettingsError, check_choice, check_int_range, from_dict
-from .embed import HASH_EMBEDDER, SENTENCE_EMBEDDER
 
 POLICIES: tuple[str, ...] = ("hpucb", "eps_greedy", "on_expectation")
 PAPER_TAUS: tuple[float, ...] = (0.1, 0.2)
@@ -35,6 +36,7 @@ SOURCES: tuple[str, ...] = ("embedded", "upload", "path")
 MAX_REPLAY_T = 100_000
 MAX_REPLAY_SEEDS = 50
 MAX_BASE_SEED = 2**31 - 1 - MAX_SEEDS
+_HASH = re.compile(r"[0-9a-f]{32}")
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -43,7 +45,9 @@ class BatteryReplaySettings:
 
     ``source``: ``embedded`` (the shipped RW26 table), ``upload`` or ``path`` (a user's NASA .mat
     file, named by ``file``; ``path`` is its path on the machine, required for ``path``: a file is
-    named, never stored). ``dim``: the embedding size; ``embedder``: ``hash`` or
+    named, never stored); ``data_hash``: the BLAKE2b-128 hash of the data given to
+    :func:`~safebandit_core.battery.family.prepare` (an upload's bytes or a table), by which a run finds its
+    prepared data (None: the source itself is read). ``dim``: the embedding size; ``embedder``: ``hash`` or
     ``sentence-transformers:<model>``; ``fit_lam``: the fit's ridge; ``taus``: the cost limits the
     page replays (a subset of :data:`TAUS`, one grid cell each); ``T`` None: every replay round once
     (:func:`~safebandit_core.battery.family.prepare` resolves it); ``precision`` None or ``auto``:
@@ -60,6 +64,7 @@ class BatteryReplaySettings:
     source: str = "embedded"
     file: str | None = None
     path: str | None = None
+    data_hash: str | None = None
     dim: int
     embedder: str = HASH_EMBEDDER
     fit_lam: float = DEFAULT_FIT_LAM
@@ -82,6 +87,8 @@ class BatteryReplaySettings:
             raise SettingsError("file", "a file name or null", self.file)
         if self.source == "path" and not (isinstance(self.path, str) and self.path.strip()):
             raise SettingsError("path", "the path of a .mat file", self.path)
+        if self.data_hash is not None and not (isinstance(self.data_hash, str) and _HASH.fullmatch(self.data_hash)):
+            raise SettingsError("data_hash", "32 hexadecimal digits (BLAKE2b-128) or null", self.data_hash)
         check_int_range("dim", self.dim, 1, MAX_D)
         check_int_range("seeds", self.seeds, 1, MAX_REPLAY_SEEDS)
         check_int_range("base_seed", self.base_seed, 0, MAX_BASE_SEED)

@@ -2,21 +2,24 @@
 
 The semi-synthetic replay of seed 000 §7 for any log (the battery experiment is one instance of it):
 
-- :mod:`.replay`: the fitted environment (:class:`FittedEnv`) and the one replay family over it;
-- :mod:`.ridge`: the one fit (ridge fits of R/g(α) and C/g(α), λ from a grid on a held-out half);
+- :mod:`safebandit_core.data.replay` (here as ``replay``): the fitted environment (:class:`FittedEnv`) and the
+  one replay family over it, shared with the battery experiment;
+- :mod:`safebandit_core.data.ridge` (here as ``ridge``): the one fit (ridge fits of R/g(α) and C/g(α), λ from a
+  grid on a held-out half);
 - :mod:`.loader`: CSV/Parquet/DataFrame → a checked, mapped table (every bad input one :class:`SettingsError`);
 - :mod:`.fit`: contexts for the replay, the fit report and its realizability checks;
 - :mod:`.settings`: :class:`LoggedSettings` (kind ``logged``);
-- :mod:`.family`: :data:`FAMILY`, :func:`prepare`, the built-in synthetic dose log and the battery as an instance.
+- :mod:`.family`: :data:`FAMILY`, :func:`prepare` and the built-in synthetic dose log.
 """
 
+from ..data import replay, ridge
+from ..data.replay import FittedEnv, dose_settings, make_family, replay_rows
+from ..data.ridge import LAMS, FitPlan, FitResult, Fitted, fit_arrays, fit_linear
 from .family import (
     FAMILY,
     LoggedRun,
-    battery_instance,
     example_bytes,
     example_truth,
-    family_for,
     fitted,
     load,
     policy_rows,
@@ -27,14 +30,12 @@ from .family import (
 )
 from .fit import NOISE_NOTE, R2_POOR, LoggedFit, fit_table
 from .loader import MAX_FILE_BYTES, ColumnMap, MappedTable, RawTable, map_columns, read_table
-from .replay import FittedEnv, dose_settings, make_family, replay_rows
-from .ridge import LAMS, FitPlan, FitResult, Fitted, fit_arrays, fit_linear
 from .settings import EXAMPLE_FILE, LoggedSettings
 
 __all__ = [
     "EXAMPLE_FILE", "FAMILY", "LAMS", "MAX_FILE_BYTES", "NOISE_NOTE", "R2_POOR", "ColumnMap",
     "FitPlan", "FitResult", "Fitted", "FittedEnv", "LoggedFit", "LoggedRun", "LoggedSettings", "MappedTable",
-    "RawTable", "battery_instance", "dose_settings", "example_bytes", "example_truth", "family_for", "fit_arrays",
+    "RawTable", "dose_settings", "example_bytes", "example_truth", "fit_arrays",
     "fit_linear", "fit_table", "fitted", "load", "make_family", "map_columns", "policy_rows", "prepare",
-    "read", "read_table", "replay_rows", "run_replay", "simulate",
+    "read", "read_table", "replay", "replay_rows", "ridge", "run_replay", "simulate",
 ]

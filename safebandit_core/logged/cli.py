@@ -15,6 +15,8 @@ import time
 
 from .. import clikit, jsondoc
 from .. import model as M
+from ..data.replay import ORDERS
+from ..data.ridge import SPLITS
 from ..dose.curves import KINDS
 from ..dose.policies import NAMES
 from ..progress import run_model
@@ -22,8 +24,6 @@ from ..settings import SettingsError
 from . import family
 from .fit import CONTEXTS
 from .loader import MISSING
-from .replay import ORDERS
-from .ridge import SPLITS
 from .settings import LoggedSettings
 
 HELP = "Your own logged data: fit reward and side-effect models to a CSV/Parquet log, replay HPC-UCB and baselines."

@@ -3,13 +3,10 @@ the column mapping → the fit → HPC-UCB, On-Expectation and ε-Greedy replaye
 
 :func:`prepare` reads the data (the built-in synthetic dose log, a file, its bytes, or a DataFrame), maps its
 columns (:func:`.loader.map_columns`), fits (:func:`.fit.fit_table`) and returns a :class:`LoggedRun`, all
-memoised per content hash in :data:`safebandit_core.battery.cache.MEMO`. The replay is the one both this
-and the battery experiment use (:func:`.replay.make_family`): the dose model's ``contexts`` stream source,
-the fitted θ*, μ* as the truth, Gaussian noise at the fitted κ_r, κ_c (no bootstrap of residuals).
-
-The battery experiment is one instance: :func:`battery_instance` writes the embedded RW26 rounds as a
-logged table with its mapping (contexts as they are, no intercept, the first half fitted with the
-battery's ridge, the second half replayed), and replaying it gives the battery family's numbers.
+memoised per content hash in :data:`safebandit_core.data.cache.MEMO`. The replay is the one both this and
+the battery experiment use (:func:`safebandit_core.data.replay.make_family`): the dose model's ``contexts``
+stream source, the fitted θ*, μ* as the truth, Gaussian noise at the fitted κ_r, κ_c (no bootstrap of
+residuals).
 """
 
 from __future__ import annotations
@@ -25,14 +22,10 @@ import pandas as pd
 
 from .. import jsondoc, runner
 from .. import model as M
-from ..battery.cache import MEMO
-from ..battery.embed import CachedEmbedder, make_embedder
-from ..battery.fit import battery_rounds
-from ..battery.loader import load_embedded, load_steps
-from ..battery.settings import BatteryReplaySettings
+from ..data import replay
+from ..data.cache import MEMO
 from ..dose.settings import DoseSettings, first_safe_dose
 from ..settings import SettingsError
-from . import replay
 from .fit import LoggedFit, fit_table
 from .loader import RawTable, digest_of, frame_digest, map_columns, parse_table, read_bytes, read_table, unbundle
 from .settings import EXAMPLE_FILE, LoggedSettings
@@ -114,23 +107,11 @@ def _order(s: LoggedSettings) -> tuple[str, int]:
     return s.order, s.order_seed
 
 
-FAMILY = dataclasses.replace(replay.make_family(LoggedSettings, lambda s: fitted(s)[0].env, order_of=_order),
-                             command="data", cli="safebandit_core.logged.cli", page="pages/your_data.py",
-                             warmup=False)
-"""The replay family of logged data: each settings' data is read, mapped and fitted once and memoised (an
-uploaded file is found by its hash once this process has read it: see :func:`prepare`). Its page runs on
-prepared data, so the warm-up stores its opening as a job of its own (the built-in example), not from
-these default settings."""
-
-
-def family_for(fit: LoggedFit) -> M.Family:
-    """The replay family bound to one fit (whatever the settings' source says)."""
-    return replay.make_family(LoggedSettings, lambda s: fit.env, order_of=_order)
-
-
 @dataclasses.dataclass(frozen=True, eq=False)
 class LoggedRun:
-    """A fitted log, the settings of its replay (``data_hash`` and ``file`` filled in) and the table read."""
+    """A log's prepared data: the fit, the settings of its replay (``data_hash`` and ``file`` filled in, so that the
+    generic :func:`safebandit_core.families.simulate` finds the fit in :data:`safebandit_core.data.cache.MEMO`)
+    and the table read."""
 
     fit: LoggedFit
     settings: LoggedSettings
@@ -138,7 +119,7 @@ class LoggedRun:
 
     @property
     def family(self) -> M.Family:
-        return family_for(self.fit)
+        return FAMILY
 
     @property
     def dose(self) -> DoseSettings:
@@ -166,10 +147,19 @@ def prepare(settings: LoggedSettings, data: Data = None) -> LoggedRun:
     return LoggedRun(fit=fit, settings=s.validate(), raw=raw)
 
 
+FAMILY = dataclasses.replace(replay.make_family(LoggedSettings, lambda s: fitted(s)[0].env, order_of=_order),
+                             command="data", cli="safebandit_core.logged.cli", page="pages/your_data.py",
+                             warmup=False, prepare=prepare)
+"""The replay family of logged data: each settings' data is read, mapped and fitted once and memoised (an
+uploaded file is found by its hash once this process has read it: see :func:`prepare`). Its page runs on
+prepared data, so the warm-up stores its opening as a job of its own (the built-in example), not from
+these default settings."""
+
+
 def simulate(run: LoggedRun, device: str | None = None, chunk: int | None = None,
              settings: LoggedSettings | None = None) -> Iterator[M.Run]:
     """Every policy × seed on the fitted model, chunk by chunk (``settings``: another τ, δ, … of the same fit)."""
-    yield from M.simulate(run.family, settings or run.settings, device, chunk)
+    yield from M.simulate(FAMILY, settings or run.settings, device, chunk)
 
 
 def run_replay(run: LoggedRun, device: str | None = None) -> M.Run:
@@ -180,25 +170,3 @@ def run_replay(run: LoggedRun, device: str | None = None) -> M.Run:
 def policy_rows(result: M.Run) -> list[dict[str, Any]]:
     """Per policy: violation rate and regret (mean, std) with their 95 % intervals over seeds, slack and final dose."""
     return jsondoc.rows_of(M.summary(result)[list(replay.POLICY_COLUMNS)])
-
-
-def battery_instance(settings: BatteryReplaySettings) -> tuple[pd.DataFrame, LoggedSettings]:
-    """The battery experiment as logged data: the rounds of its table (the embedded RW26 one by default) with
-    columns ``x0 … x{dim-1}`` (the embedded windows), ``dose``, ``reward``, ``cost`` and ``step``, and the logged
-    settings that replay them exactly as the battery family does (``prepare(logged, frame)``).
-    """
-    s = settings.validate()
-    steps = load_embedded() if s.source == "embedded" else load_steps(os.fspath(s.path or ""))
-    rounds = battery_rounds(steps, dim=s.dim, embedder=CachedEmbedder(make_embedder(s.embedder, dim=s.dim)))
-    names = tuple(f"x{i}" for i in range(rounds.X.shape[1]))
-    frame = pd.DataFrame(rounds.X, columns=list(names))
-    frame = frame.assign(dose=rounds.dose, reward=rounds.reward, cost=rounds.cost, step=rounds.steps)
-    n = rounds.dose.size
-    n_replay = n - int(round(0.5 * n)) if s.T is None else s.T
-    logged = LoggedSettings(
-        source="upload", file="battery rounds", context=names, dose="dose", reward="reward", cost="cost",
-        contexts="raw", intercept=False, split="first_half", fit_lam=s.fit_lam, min_g=0.05, T=n_replay,
-        seeds=s.seeds, policies=tuple(s.policies), base_seed=s.base_seed, precision=s.precision, tau=s.tau,
-        delta=s.delta, delta_prime=s.delta_prime, lam=s.lam, eps=s.eps, dose_name="current", reward_name="voltage drop",
-        cost_name="temperature rise")
-    return frame, logged.validate()

@@ -2,7 +2,7 @@
 
 :func:`fit_table` turns a :class:`~.loader.MappedTable` into the replay's contexts (standardised columns
 plus an intercept; wide tables hashed into ``hash_dim`` dimensions with the battery's feature hashing,
-:class:`safebandit_core.battery.embed.HashEmbedder`; or the columns as they are) and fits them with the
+:class:`safebandit_core.data.embed.HashEmbedder`; or the columns as they are) and fits them with the
 pipeline's one fit (:func:`.ridge.fit_arrays`: λ chosen on a held-out half from a small grid). The
 :class:`LoggedFit` reports R², κ_r, κ_c, S and L, the coefficients in the data's own units, and a
 realizability check: the residuals against the dose (their spread should not change with the dose
@@ -22,11 +22,11 @@ import numpy as np
 import pandas as pd
 from scipy.special import ndtr
 
-from ..battery.embed import CachedEmbedder, HashEmbedder
+from ..data.embed import CachedEmbedder, HashEmbedder
+from ..data.replay import FittedEnv
+from ..data.ridge import FitPlan, Fitted, fit_arrays
 from ..settings import SettingsError
 from .loader import MappedTable, check_varies
-from .replay import FittedEnv
-from .ridge import FitPlan, Fitted, fit_arrays
 
 STANDARDISE, HASH, RAW = "standardise", "hash", "raw"
 CONTEXTS: tuple[str, ...] = ("auto", STANDARDISE, HASH, RAW)

@@ -16,14 +16,14 @@ import re
 from typing import ClassVar
 
 from .. import device as dev
+from ..data.replay import ORDERS
+from ..data.ridge import SPLITS, FitPlan
 from ..dose import curves
 from ..dose.policies import NAMES
 from ..dose.settings import MAX_D, check_replay_numbers
 from ..settings import SettingsError, check_choice, check_int_range, check_open_unit
 from .fit import CONTEXTS, DEFAULT_HASH_DIM
 from .loader import MISSING, ColumnMap, check_map
-from .replay import ORDERS
-from .ridge import SPLITS, FitPlan
 
 SOURCES: tuple[str, ...] = ("example", "upload", "path")
 EXAMPLE_FILE = "dose_log.csv.gz"

@@ -13,16 +13,6 @@ import pandas as pd
 import pytest
 import scipy.io
 
-from safebandit_core.battery.embed import (
-    WINDOW_FIELDS,
-    EmbedderUnavailable,
-    HashEmbedder,
-    SentenceEmbedder,
-    available_embedders,
-    embed_windows,
-    make_embedder,
-    window_json,
-)
 from safebandit_core.battery.fit import build_battery_problem, fit_linear
 from safebandit_core.battery.loader import (
     COLUMN_DTYPES,
@@ -31,6 +21,16 @@ from safebandit_core.battery.loader import (
     load_steps,
     random_walk_discharges,
     raw_samples,
+)
+from safebandit_core.data.embed import (
+    WINDOW_FIELDS,
+    EmbedderUnavailable,
+    HashEmbedder,
+    SentenceEmbedder,
+    available_embedders,
+    embed_windows,
+    make_embedder,
+    window_json,
 )
 
 RW26 = Path(__file__).resolve().parents[3] / "shared" / "data" / "nasa" / "RW26.mat"

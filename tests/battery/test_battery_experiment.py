@@ -7,6 +7,7 @@ for the whole module (and for the page tests in tests/ui/test_battery_page.py).
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import io
 import json
 import math
@@ -20,15 +21,17 @@ import scipy.io
 
 from safebandit_core import battery as ex
 from safebandit_core import cli, families, jsondoc
-from safebandit_core.battery import BatteryDataError, cache
+from safebandit_core import model as M
+from safebandit_core.battery import BatteryDataError
+from safebandit_core.data import cache
+from safebandit_core.data.replay import POLICY_COLUMNS, table_rounds
+from safebandit_core.dose import DoseSettings
 from safebandit_core.settings import SettingsError, from_dict, to_dict
 from tests.support import assert_close_sum, only_command
 
 ROOT = Path(__file__).resolve().parents[2]
 DIM, T, SEEDS = 32, 200, 2
 JSON_KEYS = {"tau", "T", "dim", "fit_r2_reward", "fit_r2_cost", "seconds"}
-SUMMARY_KEYS = {"policy", "tau", "T", "dim", "violation_rate", "cum_regret_mean", "fit_r2_reward", "fit_r2_cost",
-                "seconds"}
 STEP_FIELDS = ("comment", "type", "time", "relativeTime", "voltage", "current", "temperature", "date")
 OLD_RW26 = {"hpucb": (14.706165096369908, 0.05117661393623048, 0.05761411462057238),
             "eps_greedy": (16.7672669410502, 0.03333122979279267, 0.06191083694032384),
@@ -119,19 +122,20 @@ def test_pipeline_runs_end_to_end_with_finite_outputs_and_safe_hpucb(rw26, rw26_
         assert np.isfinite(outputs[key]).all(), key
     alpha = outputs["alpha"]
     assert (alpha >= 0).all() and (alpha <= 1).all()
-    row = ex.summary_row(rw26, rw26_result)
-    assert SUMMARY_KEYS <= set(row) and row["policy"] == "hpucb"
-    assert [r["policy"] for r in row["by_policy"]] == list(rw26.settings.policies)
-    assert row["violation_rate"] <= rw26.settings.delta + 0.02
-    hp = row["by_policy"][0]
+    facts, rows = ex.facts(rw26, rw26_result), ex.policy_rows(rw26_result)
+    assert list(facts) == list(ex.FACT_KEYS) and (facts["tau"], facts["dim"]) == (0.1, DIM)
+    assert [r["policy"] for r in rows] == list(rw26.settings.policies)
+    hp = rows[0]
+    assert hp["violation_rate"] <= rw26.settings.delta + 0.02
     assert hp["final_dose_mean"] > rw26.first_safe_dose, "HPC-UCB never moved off its round-1 dose"
-    assert row["cum_regret_mean"] < row["first_dose_regret"]
-    json.dumps(row)
+    assert hp["cum_regret_mean"] < facts["first_dose_regret"]
+    assert {"cum_regret_std", "cum_regret_ci95", "violation_rate_ci95"} <= set(hp)
+    json.dumps({**facts, "rows": rows})
 
 
 def test_the_replay_gives_the_numbers_of_the_code_before_the_family(rw26, rw26_result) -> None:
     chain = T * DIM  # stored on another machine: T rounds of d-term reductions, in whatever order its CPU took
-    for r in ex.summary_row(rw26, rw26_result)["by_policy"]:
+    for r in ex.policy_rows(rw26_result):
         regret, final_dose, min_slack = OLD_RW26[r["policy"]]
         assert_close_sum(r["cum_regret_mean"], regret, chain + T * SEEDS, err_msg="cum_regret_mean")
         assert_close_sum(r["final_dose_mean"], final_dose, chain + SEEDS, err_msg="final_dose_mean")
@@ -167,10 +171,11 @@ def test_a_grid_over_tau_shares_the_contexts_and_matches_single_runs(rw26) -> No
         single = ex.run_replay(ex.with_tau(rw26, cell["tau"]), "cpu")
         for key, value in single.raw.items():
             assert_close_sum(grid.raw[key][i], value, T * DIM, err_msg=key)  # a batched shape may group sums anew
-        row = ex.summary_row(rw26, grid, cell=i)
+        row = ex.facts(rw26, grid, cell=i)
         assert row["tau"] == cell["tau"] and row["first_safe_dose"] == pytest.approx(single_dose(rw26, cell["tau"]))
+        assert ex.policy_rows(grid, cell=i) == jsondoc.rows_of(M.summary(M.cell(grid, i))[list(POLICY_COLUMNS)])
     params = ex.FAMILY.params(rw26.settings, "float64")
-    assert params[0].stream.X.shape == (T, DIM)
+    assert params[0].stream.X.shape == (table_rounds(T), DIM)
     with pytest.raises(SettingsError, match="fixed across a sweep"):
         ex.run_replay(rw26, "cpu", cells=[{"dim": 64}])
 
@@ -251,9 +256,27 @@ def test_a_users_nasa_file_goes_through_the_same_pipeline(cell_path: Path) -> No
     np.testing.assert_array_equal(uploaded.problem.theta, run.problem.theta)
     for key, value in ex.run_replay(uploaded, "cpu").raw.items():
         np.testing.assert_array_equal(value, result.raw[key])
+    assert uploaded.settings.data_hash == hashlib.blake2b(cell_path.read_bytes(), digest_size=16).hexdigest()
+    assert run.settings.data_hash is None and ex.prepare(settings()).settings.data_hash is None
+    again = families.run(uploaded.settings, "cpu")  # the generic entry point finds the fit by the data's hash
+    for key, value in again.raw.items():
+        np.testing.assert_array_equal(value, result.raw[key])
+    assert families.prepare(upload, cell_path.read_bytes()).problem is uploaded.problem
     with pytest.raises(SettingsError) as err:
         families.run(dataclasses.replace(upload, T=T), "cpu")
     assert err.value.field == "source"
+    with pytest.raises(SettingsError, match="given again") as err:
+        ex.prepare(dataclasses.replace(upload, data_hash="0" * 32))
+    assert err.value.field == "data"
+    with pytest.raises(SettingsError, match="the data these settings were made with") as err:
+        ex.prepare(uploaded.settings, b"other bytes")
+    assert err.value.field == "data"
+    with pytest.raises(SettingsError, match="hexadecimal") as err:
+        dataclasses.replace(upload, data_hash="xyz").validate()
+    assert err.value.field == "data_hash"
+    with pytest.raises(SettingsError) as err:
+        families.prepare(DoseSettings())
+    assert err.value.field == "kind" and "battery" in str(err.value) and "logged" in str(err.value)
 
 
 def test_cli_prints_exactly_one_json_object(capsys: pytest.CaptureFixture[str], cell_path: Path,
@@ -274,17 +297,16 @@ def test_cli_keys_and_numbers_are_the_replays(capsys: pytest.CaptureFixture[str]
                      "--tau", str(rw26.settings.tau), "--json"])  # the command's default τ is the page's, not 0.1
     out, err = capsys.readouterr()
     assert code == 0, err
-    summary, expected = json.loads(out), ex.summary_row(rw26, rw26_result)
-    assert set(summary) - {"rows", "kind"} == set(expected) - {"policy", "violation_rate", "cum_regret_mean",
-                                                               "by_policy"}
+    summary, expected = json.loads(out), ex.facts(rw26, rw26_result)
+    assert list(summary) == ["kind", "T", "seeds", "device", "precision", "seconds", "rows", *ex.FACT_KEYS]
     assert summary["source"] == ex.EMBEDDED_LABEL
     for key in ("first_dose_regret", "first_safe_dose", "passes", "S", "kappa_c"):
         assert summary[key] == pytest.approx(expected[key], rel=1e-12), key
     for key in ("cum_regret_mean", "cum_regret_std", "violation_rate"):
-        assert [r[key] for r in summary["rows"]] == pytest.approx([r[key] for r in expected["by_policy"]],
+        assert [r[key] for r in summary["rows"]] == pytest.approx([r[key] for r in ex.policy_rows(rw26_result)],
                                                                   rel=1e-12), key
     assert [r["violation_rate_ci95"] for r in summary["rows"]] == [r["violation_rate_ci95"]
-                                                                  for r in expected["by_policy"]]
+                                                                  for r in ex.policy_rows(rw26_result)]
 
 
 @pytest.mark.parametrize(

@@ -11,9 +11,9 @@ import types
 import numpy as np
 import pytest
 
-from safebandit_core.battery import embed
 from safebandit_core.battery.fit import build_battery_problem
 from safebandit_core.battery.loader import load_embedded
+from safebandit_core.data import embed
 
 
 class FakeModel:

@@ -5,6 +5,9 @@
 - The figure builders (``safebandit_core/viz/**``) take frames only: following every local import they
   reach no JAX and no Streamlit.
 - The core never reaches Streamlit.
+- The data families share their replay, fit, embedders and memo through :mod:`safebandit_core.data`: neither
+  the battery experiment nor the logged-data family reaches the other's package (only the registry and the
+  router know both).
 - The router (:mod:`safebandit_core.cli`) imports the command modules, never the reverse: a family's command
   module reaches neither the router nor the registry (:mod:`safebandit_core.families`), and no command
   module imports the router.
@@ -148,6 +151,28 @@ def test_figure_builders_take_frames_only():
     assert [m for m in found if m.startswith(f"{CORE}.viz.")], "the walk reads the figure modules"
     for banned in ("jax", "jaxlib", "streamlit"):
         assert offending(found, banned) == []
+
+
+DATA_FAMILIES = ("battery", "logged")
+ALL_KNOWING = under(f"{CORE}.families", f"{CORE}.cli")
+"""The registry and the router import every family by design; the walk between families stops at them."""
+
+
+@pytest.mark.parametrize("family", DATA_FAMILIES)
+def test_a_data_family_never_reaches_the_other(family):
+    files = sorted((ROOT / CORE / family).rglob("*.py"))
+    assert len(files) > 3
+    found = reachable_imports(files, lambda mod: not ALL_KNOWING(mod))
+    assert [m for m in found if m.startswith(f"{CORE}.data.")], "the walk reaches the shared data modules"
+    for other in DATA_FAMILIES:
+        if other != family:
+            assert offending(found, f"{CORE}.{other}") == []
+
+
+def test_the_shared_data_modules_reach_no_data_family():
+    found = reachable_imports(sorted((ROOT / CORE / "data").rglob("*.py")), lambda mod: not ALL_KNOWING(mod))
+    for family in DATA_FAMILIES:
+        assert offending(found, f"{CORE}.{family}") == []
 
 
 def command_modules() -> dict[str, list[str]]:

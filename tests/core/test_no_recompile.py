@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from safebandit_core import families, runner
+from safebandit_core import battery, families, logged, runner
 from safebandit_core.conservative import ConservativeSettings
 from safebandit_core.dose import DoseSettings
 from safebandit_core.meanvar import MVSettings
@@ -34,3 +34,15 @@ def test_moving_t_d_and_k_inside_their_buckets_traces_nothing_new():
         for change in moves:
             _page_run(dataclasses.replace(base, **change))
             assert _traces() == before, f"{type(base).__name__} {change} traced a new shape"
+
+
+def test_moving_t_of_prepared_data_traces_nothing_new():
+    """The data families run their prepared settings through the same generic, padded-tail path."""
+    for prepared in (battery.prepare(battery.BatteryReplaySettings(dim=32, T=200, seeds=2, base_seed=0)),
+                     logged.prepare(logged.LoggedSettings(T=200, seeds=2))):
+        base = prepared.settings
+        _page_run(base)
+        before = _traces()
+        for change in ({"T": 250}, {"T": 130}, {"tau": 0.3, "T": 301}):
+            _page_run(dataclasses.replace(base, **change))
+            assert _traces() == before, f"{base.KIND} {change} traced a new shape"

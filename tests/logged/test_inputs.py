@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from safebandit_core import cli, export, logged
-from safebandit_core.battery.cache import MEMO
+from safebandit_core.data.cache import MEMO
 from safebandit_core.logged.loader import digest_of
 from safebandit_core.settings import SettingsError, to_dict
 from tests.logged.planted import CONTEXT, csv_bytes, planted

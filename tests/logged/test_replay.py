@@ -18,6 +18,9 @@ import pytest
 
 from safebandit_core import battery, cli, export, families, logged
 from safebandit_core import model as M
+from safebandit_core.battery.fit import battery_rounds
+from safebandit_core.battery.loader import load_embedded
+from safebandit_core.data.embed import CachedEmbedder, make_embedder
 from safebandit_core.settings import to_json
 from tests.logged.planted import CONTEXT, csv_bytes, planted
 from tests.support import assert_close_sum, only_command
@@ -79,9 +82,11 @@ def test_a_resampled_order_draws_rows_from_its_own_seed(run) -> None:
     rows = logged.replay_rows(run.fit.env.n, 300, "resample", 4)
     np.testing.assert_array_equal(rows, logged.replay_rows(run.fit.env.n, 300, "resample", 4))
     params = run.family.params(s, "float64")
-    np.testing.assert_array_equal(np.asarray(params[0].stream.X), run.fit.env.X[rows])
+    table = np.asarray(params[0].stream.X)
+    assert table.shape == (logged.replay.TABLE_BLOCK, run.fit.d) and not table[300:].any()  # padded, never read
+    np.testing.assert_array_equal(table[:300], run.fit.env.X[rows])
     logs = run.family.params(dataclasses.replace(s, order="log"), "float64")
-    np.testing.assert_array_equal(np.asarray(logs[0].stream.X), run.fit.env.X[:300])
+    np.testing.assert_array_equal(np.asarray(logs[0].stream.X)[:300], run.fit.env.X[:300])
 
 
 def test_the_built_in_example_is_synthetic_and_its_truth_is_recovered() -> None:
@@ -113,6 +118,25 @@ def test_the_command_line_prints_the_fit_and_every_policy(tmp_path: Path, capsys
     assert len(pd.read_parquet(out)) == 3 * SEEDS * T
 
 
+def battery_instance(settings: battery.BatteryReplaySettings) -> tuple[pd.DataFrame, logged.LoggedSettings]:
+    """The battery experiment as logged data: the rounds of the embedded RW26 table with columns ``x0 … x{dim-1}``
+    (the embedded windows), ``dose``, ``reward``, ``cost`` and ``step``, and the logged settings that replay them
+    as the battery family does (contexts as they are, no intercept, the first half fitted with the battery's ridge,
+    the second half replayed)."""
+    s = settings.validate()
+    rounds = battery_rounds(load_embedded(), dim=s.dim, embedder=CachedEmbedder(make_embedder(s.embedder, dim=s.dim)))
+    names = tuple(f"x{i}" for i in range(rounds.X.shape[1]))
+    frame = pd.DataFrame(rounds.X, columns=list(names))
+    frame = frame.assign(dose=rounds.dose, reward=rounds.reward, cost=rounds.cost, step=rounds.steps)
+    logged_settings = logged.LoggedSettings(
+        source="upload", file="battery rounds", context=names, dose="dose", reward="reward", cost="cost",
+        contexts="raw", intercept=False, split="first_half", fit_lam=s.fit_lam, min_g=0.05, T=s.T,
+        seeds=s.seeds, policies=tuple(s.policies), base_seed=s.base_seed, precision=s.precision, tau=s.tau,
+        delta=s.delta, delta_prime=s.delta_prime, lam=s.lam, eps=s.eps, dose_name="current", reward_name="voltage drop",
+        cost_name="temperature rise")
+    return frame, logged_settings.validate()
+
+
 def test_the_battery_is_one_instance_with_unchanged_numbers() -> None:
     reference = battery.run_replay(battery.prepare(BATTERY), "cpu")
     table = families.summary(reference)
@@ -124,7 +148,7 @@ def test_the_battery_is_one_instance_with_unchanged_numbers() -> None:
     for key, total in BATTERY_SUMS.items():
         values = reference.outputs[key].astype(np.float64)
         assert_close_sum(values.sum(), total, chain + values.size, scale=float(np.abs(values).sum()), err_msg=key)
-    frame, settings = logged.battery_instance(BATTERY)
+    frame, settings = battery_instance(BATTERY)
     instance = logged.prepare(settings, frame)
     assert (instance.fit.d, instance.fit.fitted.n_fit) == (32, battery.prepare(BATTERY).problem.n_fit)
     replayed = logged.run_replay(instance, "cpu")

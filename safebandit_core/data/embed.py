@@ -1,4 +1,4 @@
-"""Context vectors for the battery experiment: the previous steps as JSON, embedded.
+"""Context vectors of logged data: rows or previous steps as JSON, embedded (the battery experiment, wide logs).
 
 Seed 000 (§7) feeds "all available information from the previous five time steps, formatted
 as a JSON object" to Gemma and uses its 2048-dimensional embedding as the context X_t. Here the
@@ -174,7 +174,7 @@ class SentenceEmbedder:
 
 
 class CachedEmbedder:
-    """An embedder whose results are memoised in :data:`safebandit_core.battery.cache.MEMO` (embeddings are
+    """An embedder whose results are memoised in :data:`safebandit_core.data.cache.MEMO` (embeddings are
     deterministic).
 
     The key is the inner embedder's name, size and seed with a BLAKE2b digest of the texts, so a

@@ -26,7 +26,7 @@ import numpy as np
 
 from .. import device as dev
 from .. import model as M
-from .. import runner
+from .. import runner, shapes
 from ..dose import curves
 from ..dose import family as dose_family
 from ..dose.env import EnvParams, Stream
@@ -36,6 +36,11 @@ from ..dose.settings import memory_bytes as dose_memory_bytes
 from ..settings import SettingsError
 
 MAX_CONTEXT_BYTES = 2 * 2**30
+TABLE_BLOCK = 1024
+"""The T × d context table handed to the device is padded with zero rows to a multiple of this many rounds. No
+round reads them (a page's masked last chunk reads them and drops its outputs), and moving T inside a block
+changes no traced shape, so it compiles and traces nothing new. The memory check counts the T true rows: the
+padding adds less than a block."""
 POLICY_COLUMNS = ("policy", "label", "violation_rate", "violation_rate_lo", "violation_rate_hi", "violations",
                   "cum_regret_mean", "cum_regret_std", "cum_regret_lo", "cum_regret_hi", "min_slack",
                   "final_dose_mean", "final_safe_dose_mean")
@@ -107,6 +112,11 @@ def replay_rows(n: int, T: int, order: str = "log", seed: int = 0) -> np.ndarray
     return np.random.default_rng(seed).integers(0, n, size=T)
 
 
+def table_rounds(T: int) -> int:
+    """The rounds of the padded context table of a T-round replay: T rounded up to a multiple of :data:`TABLE_BLOCK`."""
+    return -(-T // TABLE_BLOCK) * TABLE_BLOCK
+
+
 def contexts(env: FittedEnv, rows: np.ndarray, dtype: Any = np.float64) -> np.ndarray:
     """The T × d contexts of the replay rounds ``rows``."""
     return np.asarray(env.X[rows], dtype=dtype)
@@ -162,10 +172,11 @@ def make_family(settings_cls: type, env_of: Callable[[Any], FittedEnv], rounds: 
         env = env_of(s)
         d = dose_settings(s, env, rounds(s))
         check_context_bytes(d.T, d.d, precision)
-        dtype = dev.dtype_of(precision)
-        zeros = jnp.zeros((d.T,), dtype)
-        stream = Stream(jnp.asarray(contexts(env, rows(s, env), dtype)), zeros, zeros, zeros,
-                        jnp.asarray(env.theta, dtype), jnp.asarray(env.mu, dtype))
+        dtype, padded = dev.dtype_of(precision), table_rounds(d.T)
+        zeros = jnp.zeros((padded,), dtype)
+        table = shapes.zero_pad(contexts(env, rows(s, env), dtype), (padded, d.d))
+        stream = Stream(jnp.asarray(table), zeros, zeros, zeros, jnp.asarray(env.theta, dtype),
+                        jnp.asarray(env.mu, dtype))
         return dose_family.params(d, precision, stream)
 
     def summarize(s: Any, out: dict[str, np.ndarray]) -> dict[str, Any]:
