@@ -55,3 +55,9 @@ def test_a_field_checks_its_own_declaration():
     with pytest.raises(ValueError, match="empty"):
         Field("T", "T", "Rounds T", 10, 1, 1)
     assert Field("T", "T", "Horizon", 1, 10, 1, unit="rounds").shown_label == "Horizon (rounds)"
+
+
+def test_the_toy_familys_fields_agree_with_its_validation():
+    from tests.toy import FAMILY, ToySettings
+
+    assert FAMILY.fields and problems(FAMILY.fields, ToySettings()) == []
