@@ -31,8 +31,8 @@ Slots = dict[str, Any]
 
 
 class Sidebar:
-    """The controls of a family as they are drawn: :meth:`field` draws one, :meth:`section` a section's;
-    :attr:`values` holds every settings field they set (a field not drawn keeps its default)."""
+    """The controls of a family as they are drawn: :meth:`field` draws one, :meth:`fields_of` several, :meth:`section`
+    a section's; :attr:`values` holds every settings field they set (a field not drawn keeps its default)."""
 
     def __init__(self, family: Family, form: forms.SettingsForm[Any], ctx: shell.RunContext) -> None:
         self.family, self.form, self.ctx = family, form, ctx
@@ -48,18 +48,20 @@ class Sidebar:
 
     def section(self, section: str, expert: bool = False) -> None:
         """Draw the controls of ``section`` (its expert ones or the others) in their declared order."""
-        members = [f for f in self.fields.values() if f.section == section and f.expert == expert]
+        self.fields_of(*(f.name for f in self.fields.values() if f.section == section and f.expert == expert))
+
+    def fields_of(self, *names: str) -> None:
+        """Draw the controls of ``names`` in this order, a field marked ``beside`` in two columns with the next."""
         i = 0
-        while i < len(members):
-            if members[i].beside and i + 1 < len(members):
-                cols = st.columns(2)
-                for col, f in zip(cols, members[i:i + 2], strict=True):
+        while i < len(names):
+            pair = names[i:i + 2] if self.fields[names[i]].beside and i + 1 < len(names) else names[i:i + 1]
+            if len(pair) == 2:
+                for col, name in zip(st.columns(2), pair, strict=True):
                     with col:
-                        self.field(f.name)
-                i += 2
+                        self.field(name)
             else:
-                self.field(members[i].name)
-                i += 1
+                self.field(pair[0])
+            i += len(pair)
 
 
 @dataclasses.dataclass(frozen=True)
