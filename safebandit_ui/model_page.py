@@ -37,14 +37,15 @@ class Sidebar:
     def __init__(self, family: Family, form: forms.SettingsForm[Any], ctx: shell.RunContext) -> None:
         self.family, self.form, self.ctx = family, form, ctx
         self.fields: dict[str, Field] = {f.name: f for f in family.fields}
-        self.values: dict[str, Any] = {name: c.default for name, c in form.controls.items()}
+        defaults = family.settings_cls()
+        self.values: dict[str, Any] = {f.target: getattr(defaults, f.target) for f in family.fields}
 
     def field(self, name: str) -> Any:
         """Draw the control of settings field ``name``; returns (and keeps) its value."""
         f = self.fields[name]
         draw = {"slider": forms.slider, "integer": forms.integer, "number": forms.number}[f.widget]
-        self.values[name] = draw(self.form.controls, name, f.help)
-        return self.values[name]
+        self.values[f.target] = f.value(draw(self.form.controls, name, f.help))
+        return self.values[f.target]
 
     def section(self, section: str, expert: bool = False) -> None:
         """Draw the controls of ``section`` (its expert ones or the others) in their declared order."""
@@ -71,7 +72,8 @@ class Spec:
     - ``section``: the sidebar heading of its controls; ``model``: how messages name the model ("the dose model");
     - ``sidebar``: the sidebar's sections in order (each headed in bold; empty: no heading); ``extras``: named
       sections drawn by a function of the :class:`Sidebar` instead of their fields alone (a curve picker, the
-      policies); the expert fields follow in a collapsed section, then *Restore a run*;
+      policies); ``collapsed``: sections drawn in a collapsed expander under their name instead; the expert fields
+      follow (shown with *Expert settings* only), then *Restore a run*;
     - ``upload_key``, ``field_names``, ``values_of``, ``restore_extra``: the restore of :class:`forms.SettingsForm`;
     - ``check(settings)``: a page's own limit beyond ``validate()`` (raises SettingsError); ``warnings``: show the
       family's warnings above the results;
@@ -95,6 +97,7 @@ class Spec:
     figures: Callable[[Any, Views, Any], dict[str, go.Figure]]
     stem: Callable[[Any], str]
     sidebar: tuple[str, ...] = ()
+    collapsed: tuple[str, ...] = ()
     extras: Mapping[str, Callable[[Sidebar], None]] = dataclasses.field(default_factory=dict)
     field_names: Mapping[str, str] = dataclasses.field(default_factory=dict)
     values_of: Callable[[Any], dict[str, float]] | None = None
@@ -121,9 +124,15 @@ def spec_of(family: Family) -> Spec:
 
 
 def settings_form(family: Family, spec: Spec) -> forms.SettingsForm[Any]:
-    """The restore form of a family's page: one control per declared field, defaults from the settings class."""
+    """The restore form of a family's page: one control per declared field, starting at its ``start`` or else the
+    settings class's default (a default of None shows as the field's ``unset`` value)."""
     defaults = family.settings_cls()
-    controls = {f.name: forms.Control(f.key, f.shown_label, f.lo, f.hi, f.step, getattr(defaults, f.name), f.fmt)
+
+    def default(f: Field) -> float:
+        value = getattr(defaults, f.target) if f.start is None else f.start
+        return f.unset if value is None else value
+
+    controls = {f.name: forms.Control(f.key, f.shown_label, f.lo, f.hi, f.step, default(f), f.fmt)
                 for f in family.fields}
     return forms.SettingsForm(
         (family.kind,), spec.model, controls, spec.upload_key,
@@ -142,13 +151,21 @@ def sidebar(family: Family, spec: Spec, form: forms.SettingsForm[Any], ctx: shel
     """Draw the page's controls; return the settings fields they chose."""
     bar = Sidebar(family, form, ctx)
     order = spec.sidebar or tuple(dict.fromkeys(f.section for f in family.fields if not f.expert))
-    for section in order:
-        if section:
-            st.markdown(f"**{section}**")
+
+    def draw(section: str) -> None:
         if section in spec.extras:
             spec.extras[section](bar)
         else:
             bar.section(section)
+
+    for section in order:
+        if section in spec.collapsed:
+            with st.expander(section):
+                draw(section)
+            continue
+        if section:
+            st.markdown(f"**{section}**")
+        draw(section)
     expert = tuple(dict.fromkeys(f.section for f in family.fields if f.expert))
     if expert:
         with st.container(key=shell.EXPERT_BOX.format(family.kind)):

@@ -15,7 +15,7 @@ WITH_FIELDS = [f for f in families.FAMILIES.values() if f.fields]
 
 
 def test_the_model_families_declare_their_controls():
-    assert {"dose", "nonlinear", "mv"} <= {f.kind for f in WITH_FIELDS}
+    assert {"dose", "nonlinear", "conservative", "mv"} <= {f.kind for f in WITH_FIELDS}
 
 
 @pytest.mark.parametrize("family", WITH_FIELDS, ids=lambda f: f.kind)
@@ -24,11 +24,11 @@ def test_every_declared_range_validates_at_both_ends(family):
 
 
 @pytest.mark.parametrize("family", WITH_FIELDS, ids=lambda f: f.kind)
-def test_fields_name_settings_fields_with_unique_keys_that_links_use(family):
+def test_fields_set_settings_fields_with_unique_keys_that_links_use(family):
     names = {f.name for f in dataclasses.fields(family.settings_cls)}
-    assert {f.name for f in family.fields} <= names
+    assert {f.target for f in family.fields} <= names
     keys = [f.key for f in family.fields]
-    assert len(set(keys)) == len(keys)
+    assert len(set(keys)) == len(keys) and len({f.name for f in family.fields}) == len(keys)
     by_name = {f.name: f.key for f in family.fields}
     assert all(by_name[name] == key for name, key in family.link_keys.items() if name in by_name)
 
@@ -61,3 +61,16 @@ def test_the_toy_familys_fields_agree_with_its_validation():
     from tests.toy import FAMILY, ToySettings
 
     assert FAMILY.fields and problems(FAMILY.fields, ToySettings()) == []
+
+
+def test_given_settings_unset_values_and_a_second_control_of_one_field():
+    from safebandit_core.conservative import ConservativeSettings
+
+    L = Field("L", "cb_L", "Bound L on ‖x‖", 0.1, 10.0, 0.1)
+    (problem,) = problems([L], ConservativeSettings())
+    assert problem.startswith("L = 10 ") and "lam must be >= max(1, L²) = 100" in problem
+    assert problems([dataclasses.replace(L, given={"lam": 100.0})], ConservativeSettings()) == []
+    S = Field("S", "cb_S", "Bound S", 0.0, 100.0, 0.1, unset=0.0)
+    assert S.value(0.0) is None and S.value(0.5) == 0.5 and problems([S], ConservativeSettings()) == []
+    K_lin = Field("K_lin", "cb_K_lin", "K (arms)", 2, 62, 1, widget="integer", setting="K", given={"problem": "clb"})
+    assert K_lin.target == "K" and problems([K_lin], ConservativeSettings()) == []
