@@ -41,6 +41,7 @@ import pandas as pd
 
 from . import device as _device
 from . import distributed, results, runner
+from .fields import Field
 from .settings import SettingsError, from_dict
 
 Params = Any
@@ -236,6 +237,9 @@ class Family:
       ``add_arguments(parser)``, ``run(args)``); empty: no command;
     - ``page``: its page's path relative to ``app.py`` (empty: none), and ``link_keys``: that page's
       widget key (its URL parameter) of each settings field a link to the page carries;
+    - ``fields``: the controls of its settings (:class:`safebandit_core.fields.Field`: label, unit, range, step,
+      help, section, expert or not), declared once in the family's folder; ``page_spec``: ``module:name`` of
+      what its page draws beyond them (a :class:`safebandit_ui.model_page.Spec`; empty: no model page);
     - ``sweep_base()``: the settings a sweep starts from (None: the settings' defaults); ``aliases``:
       older names of the kind that saved sweeps may carry;
     - ``untagged``: a settings file without a ``kind`` may be this family's (the first release's kinds);
@@ -276,6 +280,8 @@ class Family:
     cli: str = ""
     page: str = ""
     link_keys: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    fields: tuple[Field, ...] = ()
+    page_spec: str = ""
     sweep_base: Callable[[], Any] | None = None
     aliases: tuple[str, ...] = ()
     untagged: bool = False

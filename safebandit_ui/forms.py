@@ -67,18 +67,6 @@ def number(controls: Mapping[str, Control], field: str, help: str) -> float:
                              key=c.key, help=help))
 
 
-def runs_controls(controls: Mapping[str, Control]) -> tuple[int, int]:
-    """The *Runs* group of a conservative model: rounds T and seeds side by side."""
-    st.markdown("**Runs**")
-    cols = st.columns(2)
-    with cols[0]:
-        T = integer(controls, "T", "Rounds per run.")
-    with cols[1]:
-        seeds = integer(controls, "seeds", "Independent runs, each on its own reward stream; the charts show their "
-                                           "mean and min–max band.")
-    return T, seeds
-
-
 @dataclasses.dataclass(frozen=True)
 class SettingsForm(Generic[S]):
     """How a page's widgets map to its settings class.

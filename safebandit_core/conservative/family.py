@@ -28,6 +28,7 @@ from .. import runner, shapes
 from ..results import aggregate
 from ..settings import SettingsError, check_int_range, check_open_unit, check_positive
 from .env import DRAWS, EnvParams, make_env
+from .fields import FIELDS
 from .instances import make_instance
 from .policies import make_params, make_policy, policy_params
 from .settings import (
@@ -187,6 +188,8 @@ FAMILY = M.Family(
     title="Conservative bandits (One-size-fits-all)",
     command="conservative",
     cli="safebandit_core.conservative.cli",
+    fields=FIELDS,
+    page_spec="safebandit_ui.specs.conservative:SPEC",
     page="pages/conservative.py",
     link_keys={"K": "cb_K", "alpha": "cb_alpha", "T": "cb_T", "seeds": "cb_seeds", "policies": "cb_policies_cmab"},
     sweep_base=_sweep_base,

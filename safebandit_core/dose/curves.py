@@ -13,7 +13,7 @@ sweep over them needs no recompilation. ``p1`` is p (power) or EC50 (emax); ``p2
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import jax.numpy as jnp
 import numpy as np
@@ -107,3 +107,18 @@ def evaluate(kind: str, doses: np.ndarray, power: float = 2.0, ec50: float = 0.5
     """g on a grid of doses, as numpy (for the page's small plot of the chosen curve)."""
     p1, p2 = params_of(kind, power, ec50, hill)
     return np.asarray(get(kind).g(jnp.asarray(doses, dtype=jnp.float64), p1, p2))
+
+
+GRID_POINTS = 101
+
+
+def on_grid(kind: str, power: float = 2.0, ec50: float = 0.5, hill: float = 2.0, points: int = GRID_POINTS
+            ) -> tuple[np.ndarray, np.ndarray]:
+    """The doses ``points`` evenly spaced in [0, 1] and g at each (the page's small plot of the chosen curve)."""
+    doses = np.linspace(0.0, 1.0, points)
+    return doses, evaluate(kind, doses, power, ec50, hill)
+
+
+def effect(settings: Any, doses: np.ndarray) -> np.ndarray:
+    """g(α) of the curve a settings object (any dose-type one) chose, at each dose."""
+    return evaluate(settings.g, doses, settings.g_power, settings.g_ec50, settings.g_hill)

@@ -21,6 +21,7 @@ from ..results import interval95
 from ..settings import SettingsError
 from . import curves
 from .env import EnvParams, Stream, make_env
+from .fields import FIELDS
 from .policies import LABELS, NAMES, make_policy
 from .settings import (
     GRID_FIELDS,
@@ -137,6 +138,8 @@ FAMILY = M.Family(
     page="pages/dose.py",
     link_keys={"tau": "tau", "delta": "delta", "kappa_r": "kappa_r", "kappa_c": "kappa_c", "d": "d", "T": "T",
                "seeds": "seeds", "policies": "policies"},
+    fields=FIELDS,
+    page_spec="safebandit_ui.specs.dose:SPEC",
     sweep_base=_sweep_base,
     untagged=True,
     ellipse=True,

@@ -25,6 +25,7 @@ from .. import model as M
 from .. import runner, shapes
 from ..settings import SettingsError, check_choice
 from .env import EnvParams, draw_bernoulli, make_env
+from .fields import FIELDS
 from .policies import LABELS, NAMES, MVParams, make_policy
 from .settings import (
     MV_BASE,
@@ -158,6 +159,8 @@ FAMILY = M.Family(
     title="Mean-variance bandits (One-size-fits-all)",
     command="mv",
     cli="safebandit_core.meanvar.cli",
+    fields=FIELDS,
+    page_spec="safebandit_ui.specs.mean_variance:SPEC",
     page="pages/mean_variance.py",
     link_keys={"K": "mv_K", "alpha": "mv_alpha", "mu0": "mv_mu0", "rho": "mv_rho", "T": "mv_T", "seeds": "mv_seeds",
                "policies": "mv_policies"},

@@ -12,6 +12,7 @@ from safebandit_core import device, runner
 from safebandit_core import model as M
 
 from .env import EnvParams, draw, make_env
+from .fields import FIELDS
 from .policies import Params, make_policy
 from .settings import ToySettings
 
@@ -79,4 +80,6 @@ FAMILY = M.Family(
     command="toy",
     cli="tests.toy.cli",
     sweep_base=lambda: ToySettings(T=50, seeds=2),
+    fields=FIELDS,
+    page_spec="tests.toy.spec:SPEC",
 )

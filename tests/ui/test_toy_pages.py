@@ -1,12 +1,13 @@
 """The toy family of the tests, registered, appears on the pages that iterate over the registry (the sweeps page)
-with no other edit. It has no model page: model pages are still written one per family."""
+with no other edit, and gets a model page from the one renderer (``tests/toy/page.py``: a title, a text, one call)."""
 
 from __future__ import annotations
 
 import pytest
+from streamlit.testing.v1 import AppTest
 
 from tests.toy import registered
-from tests.ui.helpers import charts, errors, open_page
+from tests.ui.helpers import ROOT, TIMEOUT, array, charts, download_labels, errors, open_page
 
 pytestmark = pytest.mark.usefixtures("fresh_caches")
 TOY_SWEEP = {"sweep_kind": "toy", "sweep_T": 50, "sweep_seeds": 2, "sweep_toy_p0": "0.3, 0.4",
@@ -20,3 +21,24 @@ def test_the_sweeps_page_sweeps_a_registered_family():
         assert not errors(at)
         assert {"sweep_regret", "sweep_slack"} <= set(charts(at))
         assert len(at.table[0].value) == 4 * 2  # cells × policies
+
+
+def test_the_toy_family_gets_a_model_page_from_the_one_renderer():
+    with registered():
+        at = AppTest.from_file(str(ROOT / "tests/toy/page.py"), default_timeout=TIMEOUT)
+        at.session_state["toy_T"], at.session_state["toy_seeds"] = 60, 2
+        at.run()
+        assert not at.exception, [e.message for e in at.exception]
+        assert not errors(at)
+        assert at.title[0].value == "Toy bandit"
+        assert at.number_input(key="toy_T").value == 60 and at.slider(key="toy_p0").value == 0.4
+        assert at.multiselect(key="toy_policies").value == ["greedy", "first"]
+        shown = charts(at)
+        assert {"regret", "slack"} <= set(shown)
+        assert [trace["name"] for trace in shown["regret"]["data"]] == ["Greedy", "Arm 0 only"]
+        assert [array(trace["x"]).tolist() for trace in shown["slack"]["data"]] == [list(range(1, 61))] * 2
+        assert any(m.value.startswith("Greedy: ") and "; Arm 0 only: " in m.value for m in at.markdown)
+        assert {"Per-round CSV", "Everything (zip)"} <= download_labels(at)
+
+        at.slider(key="toy_p1").set_value(0.9).run()
+        assert not at.exception and charts(at)["regret"] != shown["regret"]

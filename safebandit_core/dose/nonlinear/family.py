@@ -33,6 +33,7 @@ from ..family import SCRUB as DOSE_SCRUB
 from ..settings import check_numbers
 from . import classes
 from .env import NLEnvParams, Table, class_draw, make_env, table_draw
+from .fields import FIELDS
 from .policy import LABELS, NAMES, NLParams, make_policy, policy_numbers, radius
 from .settings import GRID_FIELDS, OUTPUT_KEYS, NonlinearSettings, memory_bytes, warnings_for
 
@@ -153,6 +154,8 @@ FAMILY = M.Family(
     on_stream=lambda s, p, st: _on_stream(s, p, st),
     command="nonlinear",
     cli="safebandit_core.dose.nonlinear_cli",
+    fields=FIELDS,
+    page_spec="safebandit_ui.specs.nonlinear:SPEC",
     page="pages/nonlinear.py",
     link_keys={"size": "nl_size", "d": "nl_d", "T": "nl_T", "seeds": "nl_seeds", "tau": "nl_tau",
                "delta": "nl_delta", "delta_prime": "nl_delta_prime", "kappa_r": "nl_kappa_r",

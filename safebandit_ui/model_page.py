@@ -1,0 +1,219 @@
+"""The one model page: a family's controls → settings → the shared run → its charts, words, table → scrub, tools,
+downloads.
+
+A model page is one call, :func:`render`, with its title and introduction. What the page draws comes from the family's
+registry entry: its controls from ``Family.fields`` (:class:`safebandit_core.fields.Field`, declared once in
+the family's folder) and the rest from its page spec, a :class:`Spec` named by ``Family.page_spec``: the
+sidebar's section order and its named extra sections (a curve picker, the policies), the result sections with
+their explanations, the charts, the sentences computed from the run and the sections only that family has.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import plotly.graph_objects as go
+import streamlit as st
+
+from safebandit_core import families
+from safebandit_core.fields import Field
+from safebandit_core.model import Family, Run
+
+from . import downloads, forms, links, live, pagekit, pins, scrub, shell, tools
+
+Views = dict[str, Any]
+"""What a page reads from a finished run (its tidy frame, its summary, ...), built once per run; ``summary``
+is always there."""
+Slots = dict[str, Any]
+"""Where the charts (by their key) and the sentences (``*_text``, ``*_note``) of the result sections go."""
+
+
+class Sidebar:
+    """The controls of a family as they are drawn: :meth:`field` draws one, :meth:`fields_of` several, :meth:`section`
+    a section's; :attr:`values` holds every settings field they set (a field not drawn keeps its default)."""
+
+    def __init__(self, family: Family, form: forms.SettingsForm[Any], ctx: shell.RunContext) -> None:
+        self.family, self.form, self.ctx = family, form, ctx
+        self.fields: dict[str, Field] = {f.name: f for f in family.fields}
+        defaults = family.settings_cls()
+        self.values: dict[str, Any] = {f.target: getattr(defaults, f.target) for f in family.fields}
+
+    def field(self, name: str) -> Any:
+        """Draw the control of settings field ``name``; returns (and keeps) its value."""
+        f = self.fields[name]
+        draw = {"slider": forms.slider, "integer": forms.integer, "number": forms.number}[f.widget]
+        self.values[f.target] = f.value(draw(self.form.controls, name, f.help))
+        return self.values[f.target]
+
+    def section(self, section: str, expert: bool = False) -> None:
+        """Draw the controls of ``section`` (its expert ones or the others) in their declared order."""
+        self.fields_of(*(f.name for f in self.fields.values() if f.section == section and f.expert == expert))
+
+    def fields_of(self, *names: str) -> None:
+        """Draw the controls of ``names`` in this order, a field marked ``beside`` in two columns with the next."""
+        i = 0
+        while i < len(names):
+            pair = names[i:i + 2] if self.fields[names[i]].beside and i + 1 < len(names) else names[i:i + 1]
+            if len(pair) == 2:
+                for col, name in zip(st.columns(2), pair, strict=True):
+                    with col:
+                        self.field(name)
+            else:
+                self.field(pair[0])
+            i += len(pair)
+
+
+@dataclasses.dataclass(frozen=True)
+class Spec:
+    """What a family's model page shows beyond its controls.
+
+    - ``section``: the sidebar heading of its controls; ``model``: how messages name the model ("the dose model");
+    - ``sidebar``: the sidebar's sections in order (each headed in bold; empty: no heading); ``extras``: named
+      sections drawn by a function of the :class:`Sidebar` instead of their fields alone (a curve picker, the
+      policies); ``collapsed``: sections drawn in a collapsed expander under their name instead; the expert fields
+      follow (shown with *Expert settings* only), then *Restore a run*;
+    - ``upload_key``, ``field_names``, ``values_of``, ``restore_extra``: the restore of :class:`forms.SettingsForm`;
+    - ``check(settings)``: a page's own limit beyond ``validate()`` (raises SettingsError); ``warnings``: show the
+      family's warnings above the results;
+    - ``explain(settings)``: drawn above the run's status line (the model's rule), returning slots to fill later;
+    - ``layout(settings)``: the result sections with their explanations; returns their slots and the view state
+      the charts depend on (a band, a zoom);
+    - ``views(run)``, ``figures(settings, views, state)``: the run's frames and the charts by slot name (drawn
+      with the pins over them, and redrawn live during a long run); ``texts(slots, settings, views, state)``:
+      the sentences computed from the run;
+    - ``sections``: what follows, each ``f(settings, run, views, ctx)`` (a table, a round inspector);
+    - ``steps(run)``: the step-through of one seed (None: none); ``stem(settings)``: the downloads' file name;
+      ``key_prefix``: of the download buttons' keys; ``saved_figures(settings, views, state)``: the charts the
+      zip holds (default: ``figures``).
+    """
+
+    section: str
+    model: str
+    upload_key: str
+    layout: Callable[[Any], tuple[Slots, Any]]
+    views: Callable[[Run], Views]
+    figures: Callable[[Any, Views, Any], dict[str, go.Figure]]
+    stem: Callable[[Any], str]
+    sidebar: tuple[str, ...] = ()
+    collapsed: tuple[str, ...] = ()
+    extras: Mapping[str, Callable[[Sidebar], None]] = dataclasses.field(default_factory=dict)
+    field_names: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    values_of: Callable[[Any], dict[str, float]] | None = None
+    restore_extra: Callable[[Any], None] | None = None
+    check: Callable[[Any], None] | None = None
+    warnings: bool = True
+    explain: Callable[[Any], Slots] | None = None
+    texts: Callable[[Slots, Any, Views, Any], None] = lambda slots, s, views, state: None
+    sections: tuple[Callable[[Any, Run, Views, shell.RunContext], None], ...] = ()
+    steps: Callable[[Run], Callable[[str, int], go.Figure]] | None = None
+    key_prefix: str = ""
+    saved_figures: Callable[[Any, Views, Any], dict[str, go.Figure]] | None = None
+
+
+SIDEBAR_NAMES = {"policies": "Policies", "precision": "Precision (sidebar)", "base_seed": "Base seed (sidebar)"}
+"""How messages name the settings fields every model page sets without a control of its own."""
+
+
+def spec_of(family: Family) -> Spec:
+    """The page spec a family's registry entry names."""
+    if not family.page_spec:
+        raise ValueError(f"the {family.kind!r} family has no page spec")
+    return families.resolve(family.page_spec)
+
+
+def settings_form(family: Family, spec: Spec) -> forms.SettingsForm[Any]:
+    """The restore form of a family's page: one control per declared field, starting at its ``start`` or else the
+    settings class's default (a default of None shows as the field's ``unset`` value)."""
+    defaults = family.settings_cls()
+
+    def default(f: Field) -> float:
+        value = getattr(defaults, f.target) if f.start is None else f.start
+        return f.unset if value is None else value
+
+    controls = {f.name: forms.Control(f.key, f.shown_label, f.lo, f.hi, f.step, default(f), f.fmt)
+                for f in family.fields}
+    return forms.SettingsForm(
+        (family.kind,), spec.model, controls, spec.upload_key,
+        int_fields=frozenset(f.name for f in family.fields if f.widget == "integer"),
+        field_names={**SIDEBAR_NAMES, **spec.field_names}, values_of=spec.values_of,
+        restore_extra=spec.restore_extra)
+
+
+def policies(family: Family, key: str, help: str, default: tuple[str, ...]) -> tuple[str, ...]:
+    """The *Compare* multiselect over a family's policies (``key``, bound to the URL)."""
+    return tuple(links.bound(st.multiselect, "Compare", list(family.labels), default=list(default), key=key,
+                             format_func=family.label, help=help))
+
+
+def sidebar(family: Family, spec: Spec, form: forms.SettingsForm[Any], ctx: shell.RunContext) -> dict[str, Any]:
+    """Draw the page's controls; return the settings fields they chose."""
+    bar = Sidebar(family, form, ctx)
+    order = spec.sidebar or tuple(dict.fromkeys(f.section for f in family.fields if not f.expert))
+
+    def draw(section: str) -> None:
+        if section in spec.extras:
+            spec.extras[section](bar)
+        else:
+            bar.section(section)
+
+    for section in order:
+        if section in spec.collapsed:
+            with st.expander(section):
+                draw(section)
+            continue
+        if section:
+            st.markdown(f"**{section}**")
+        draw(section)
+    expert = tuple(dict.fromkeys(f.section for f in family.fields if f.expert))
+    if expert:
+        with st.container(key=shell.EXPERT_BOX.format(family.kind)):
+            for section in expert:
+                with st.expander(f"{section} (expert)"):
+                    bar.section(section, expert=True)
+    forms.restore_section(form)
+    return {**bar.values, "base_seed": ctx.base_seed, "precision": ctx.precision}
+
+
+def build_settings(family: Family, spec: Spec, values: dict[str, Any], ctx: shell.RunContext) -> Any:
+    """The checked settings, within the page's own limits and the device's memory (raises
+    :class:`~safebandit_core.settings.SettingsError`)."""
+    s = family.settings_cls(**values).validate()
+    if spec.check is not None:
+        spec.check(s)
+    family.check_fits(s, ctx.device)
+    return s
+
+
+def render(kind: str, title: str, intro: str) -> None:
+    """The model page of the family ``kind``, under ``title`` and its introduction ``intro``."""
+    family = families.get(kind)
+    spec = spec_of(family)
+    form = settings_form(family, spec)
+    ctx, values = pagekit.page_start(title, intro, spec.section,
+                                     lambda c: sidebar(family, spec, form, c))
+    with st.container():
+        s = pagekit.checked(form, lambda: build_settings(family, spec, values, ctx),
+                            family.warnings if spec.warnings else lambda s: [])
+        if s is None:
+            return
+        slots = spec.explain(s) if spec.explain is not None else {}
+        status = st.empty()
+        more, state = spec.layout(s)
+        slots.update(more)
+        run, shared, seconds = live.run(s, ctx, lambda r: pagekit.draw_charts(
+            slots, pagekit.with_pins(spec.figures(s, spec.views(r), state), kind, s), f"-live-{r.t_done}"))
+        views = pagekit.per_run(run, "views", lambda: spec.views(run))
+        status.caption(live.caption(run, shared, seconds))
+        figures = pagekit.per_run(run, ("figures", state), lambda: spec.figures(s, views, state))
+        pagekit.draw_charts(slots, pagekit.with_pins(figures, kind, s))
+        spec.texts(slots, s, views, state)
+        for section in spec.sections:
+            section(s, run, views, ctx)
+        scrub.section(s, ctx)
+        tools.panel(kind, run, views["summary"], spec.steps(run) if spec.steps else None, lambda: figures)
+        saved = spec.saved_figures or spec.figures
+        downloads.downloads(s, lambda: families.tidy(run), spec.stem(s), spec.key_prefix, summary=views["summary"],
+                            figures=lambda: saved(s, views, state), extra=lambda: pins.export(kind),
+                            device=run.device, precision=run.precision)
