@@ -14,27 +14,17 @@ import streamlit as st
 
 from safebandit_core import battery, jsondoc, model
 from safebandit_core.battery import BatteryReplaySettings as Settings
+from safebandit_core.battery.fields import CPU_DIM, start
 from safebandit_core.data.embed import HASH_EMBEDDER, SENTENCE_EMBEDDER
 from safebandit_core.dose.policies import LABELS
-from safebandit_core.dose.settings import MAX_D
 from safebandit_core.settings import SettingsError
 from safebandit_core.viz import battery as vb
 from safebandit_core.viz.common import by_label
 from safebandit_ui import downloads, forms, links, live, pagekit, shell, tools
-from safebandit_ui.forms import Control
 
-CPU_DIM = 256
 NAMED_KEY = "bat_named_file"
 MAX_WINDOW = 2000
-CONTROLS: dict[str, Control] = forms.with_defaults({
-    "dim": Control("bat_dim", "Embedding size d", 1, MAX_D, 1),
-    "fit_lam": Control("bat_fit_lam", "Ridge of the fit λ_fit", 1e-6, 1e3, 0.01),
-    "seeds": Control("bat_seeds", "Seeds", 1, battery.MAX_REPLAY_SEEDS, 1),
-    "delta": Control("bat_delta", "Allowed violation probability δ", 0.005, 0.5, 0.005),
-    "delta_prime": Control("bat_delta_prime", "Estimation confidence δ′", 0.005, 0.5, 0.005),
-    "eps": Control("bat_eps", "ε (share of ε-Greedy's rounds at the safe dose)", 0.0, 1.0, 0.05),
-    "lam": Control("bat_lam", "The learner's ridge λ", 0.001, 1000.0, 0.1),
-}, Settings(dim=CPU_DIM, base_seed=0))
+CONTROLS = forms.controls_of(battery.FAMILY.fields, start())
 CHARTS = {"regret": "Regret against the clairvoyant safe dose", "safe": "The estimated safe dose",
           "cost": "Realized cost against τ", "violations": "How often the realized cost passed τ"}
 RW26_NOTE = (
@@ -81,28 +71,25 @@ def controls(ctx: shell.RunContext) -> dict[str, Any]:
         "NASA randomized-usage .mat file", type=["mat"], key="bat_upload", max_upload_size=pagekit.upload_limit_mb(),
         help=f"For example RW9.mat from data set 1; at most {pagekit.upload_limit_mb()} MB.")
     dim = dataclasses.replace(CONTROLS["dim"], default=battery.DEFAULT_DIM if ctx.device.startswith("gpu") else CPU_DIM)
-    v["dim"] = forms.integer({"dim": dim}, "dim", "The paper's: 2048 (the GPU default); CPU: 256 (O(d²) a round).")
+    v["dim"] = forms.integer({"dim": dim}, "dim")
     v["embedder"] = HASH_EMBEDDER
     if SENTENCE_EMBEDDER in battery.available_embedders():
         name = links.bound(st.text_input, "Local sentence-transformers model (empty: feature hashing)",
                            key="bat_model").strip()
         v["embedder"] = f"{SENTENCE_EMBEDDER}:{name}" if name else HASH_EMBEDDER
-    c = CONTROLS["fit_lam"]
-    v["fit_lam"] = float(links.bound(st.number_input, c.label, c.lo, c.hi, c.default, c.step, format="%g", key=c.key,
-                                     help="Larger: a smaller norm bound S, a lower R²."))
+    v["fit_lam"] = forms.number(CONTROLS, "fit_lam")
     v["taus"] = tuple(sorted(links.bound(st.pills, "Cost limit τ", battery.TAUS, selection_mode="multi",
                                          default=list(battery.OPEN_TAUS), key="bat_taus",
                                          format_func=lambda t: f"τ = {t:g}", help=TAU_HELP) or ()))
     v["T"] = links.bound(st.number_input, "Rounds T", 1, battery.MAX_REPLAY_T, None, 500, key="bat_T",
                          placeholder="every replay round", help="More goes through the contexts again.")
-    v["seeds"] = forms.integer(CONTROLS, "seeds", "Independent noise draws on the same contexts.")
+    v["seeds"] = forms.integer(CONTROLS, "seeds")
     v["policies"] = tuple(links.bound(st.multiselect, "Policies", battery.POLICIES, default=list(battery.POLICIES),
                                       key="bat_policies", format_func=LABELS.get))
     with st.expander("Safety rule and learner"):
-        v["delta"] = forms.slider(CONTROLS, "delta", "A round may pass τ with probability at most δ.")
-        v["delta_prime"] = forms.slider(CONTROLS, "delta_prime", "The estimates hold with probability 1 − δ′.")
-        v["eps"] = forms.slider(CONTROLS, "eps", "ε-Greedy plays the round-1 safe dose with probability ε.")
-        v["lam"] = forms.number(CONTROLS, "lam", "Ridge regularisation of HPC-UCB's estimates.")
+        for f in ("delta", "delta_prime", "eps"):
+            v[f] = forms.slider(CONTROLS, f)
+        v["lam"] = forms.number(CONTROLS, "lam")
     forms.restore_section(FORM)
     return v
 

@@ -16,35 +16,21 @@ from safebandit_core import families, logged
 from safebandit_core.dose import curves
 from safebandit_core.logged.fit import CONTEXTS
 from safebandit_core.logged.loader import MISSING, bundle_member, guess_map
-from safebandit_core.logged.settings import LABEL_FIELDS, MAX_REPLAY_T
+from safebandit_core.logged.settings import LABEL_FIELDS
 from safebandit_core.viz import dose as vd
 from safebandit_core.viz import logged as lf
 from safebandit_core.viz.common import by_label
 from safebandit_ui import downloads, forms, links, live, pagekit, shell
-from safebandit_ui.forms import Control
 
 DEFAULT = logged.LoggedSettings()
-CONTROLS: dict[str, Control] = forms.with_defaults({
-    "T": Control("yd_T", "Rounds T", 100, MAX_REPLAY_T, 500),
-    "seeds": Control("yd_seeds", "Seeds", 1, 20, 1),
-    "tau": Control("yd_tau", "Side-effect limit τ", 0.01, 5.0, 0.01),
-    "delta": Control("yd_delta", "Allowed violation probability δ", 0.005, 0.5, 0.005),
-    "delta_prime": Control("yd_delta_prime", "Estimation confidence δ′", 0.005, 0.5, 0.005),
-    "eps": Control("yd_eps", "ε of ε-Greedy", 0.0, 1.0, 0.05),
-    "min_g": Control("yd_min_g", "Smallest g(dose) a fit row may have", 0.01, 0.5, 0.01),
-    "g_power": Control("yd_g_power", "Power p", curves.POWER_RANGE[0], curves.POWER_RANGE[1], 0.1),
-    "g_ec50": Control("yd_g_ec50", "EC50", 0.05, curves.EC50_RANGE[1], 0.05),
-    "g_hill": Control("yd_g_hill", "Hill coefficient n", curves.HILL_RANGE[0], curves.HILL_RANGE[1], 0.1),
-}, DEFAULT)
+CONTROLS = forms.controls_of(logged.FAMILY.fields, DEFAULT)
 CURVE_FIELDS = {"power": ("g_power",), "emax": ("g_ec50", "g_hill")}
 HIDDEN = ("fit_lam", "split", "intercept", "hash_dim", "order_seed", "policies", "lam")  # no widget: kept on restore
 ROLES = {"dose": "Dose column", "reward": "Benefit column", "cost": "Side-effect column"}
 OPTIONAL = {"group": "Group column (optional)", "time": "Time column (optional)"}
 NONE = "(none)"
 EXTRA = ("g", "contexts", "missing", "order", "scale_dose", *ROLES)
-RULE = {"tau": "The side effect of a round must stay below τ.", "delta": "A round may pass τ with probability at most "
-        "δ.", "delta_prime": "The estimates hold with probability 1 − δ′.", "eps": "ε-Greedy plays the round-1 safe "
-        "dose this often."}
+RULE = ("tau", "delta", "delta_prime", "eps")
 CHARTS = {"regret": ("Regret against the clairvoyant", "Benefit lost against one who knows the fitted truth and obeys "
                      "the same rule; a curve that flattens has learned."),
           "violations": ("How often the side effect passed τ", "HPC-UCB should stay under the dashed δ = {delta:g} "
@@ -85,19 +71,18 @@ def controls(ctx: shell.RunContext) -> dict[str, Any]:
         st.file_uploader("CSV (or .csv.gz) or Parquet log", type=["csv", "gz", "parquet", "zip"], key="yd_upload",
                          max_upload_size=pagekit.upload_limit_mb(),
                          help="One row per treated case: contexts, the dose given, the benefit and the side effect.")
-    v["T"] = integer("T", "Replay rounds; past the log's end the replay starts again from the top.")
-    v["seeds"] = integer("seeds", "Independent noise streams over the same contexts.")
+    v["T"], v["seeds"] = integer("T"), integer("seeds")
     v["g"] = links.bound(st.selectbox, "Dose curve g", curves.KINDS, key="yd_g",
                          help="How a dose scales benefit and side effect: both are g(α)·(⟨X, θ⟩ + noise).")
     for f in CURVE_FIELDS.get(v["g"], ()):
-        v[f] = slider(f, "A parameter of the dose curve g (the dose page draws it).")
+        v[f] = slider(f)
     with st.expander("Fit options"):
         v["contexts"] = links.bound(st.selectbox, "Contexts", CONTEXTS, key="yd_contexts",
                                     help="auto: standardise up to 64 columns, hash wider tables.")
         v["missing"] = links.bound(st.radio, "Rows with missing values", MISSING, key="yd_missing",
                                    horizontal=True)
         v["scale_dose"] = links.bound(st.checkbox, "Scale the dose to [0, 1] (min–max)", key="yd_scale_dose")
-        v["min_g"] = slider("min_g", "Rows dosed below this (on the g scale) stay out of the fit.")
+        v["min_g"] = slider("min_g")
         v["order"] = links.bound(st.radio, "Replay order", logged.replay.ORDERS, key="yd_order",
                                  horizontal=True, help="log: the rows in order; resample: drawn with replacement.")
     forms.restore_section(FORM)
@@ -216,9 +201,9 @@ def main() -> None:
     report_box, rule_box = st.container(), st.container()
     with rule_box:
         st.subheader("The safety rule")
-        for col, (f, words) in zip(st.columns(4), RULE.items(), strict=True):
+        for col, f in zip(st.columns(4), RULE, strict=True):
             with col:
-                values[f] = slider(f, words)
+                values[f] = slider(f)
     settings = logged.LoggedSettings(**{**values, **st.session_state.get("yd_hidden", {}), "file": raw.name})
     run = forms.settings_or_error(FORM, lambda: logged.prepare(settings, data))
     if run is None:

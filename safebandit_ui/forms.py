@@ -11,12 +11,13 @@ is put into words on a page.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Generic, TypeVar
 
 import streamlit as st
 
 from safebandit_core import export, uploads
+from safebandit_core.fields import Field
 from safebandit_core.settings import SettingsError, echo
 
 from . import links, shell
@@ -28,7 +29,8 @@ S = TypeVar("S")
 class Control:
     """A settings field's widget: its key (also its URL parameter), label, range, default and slider format.
 
-    An empty ``fmt`` lets :func:`slider` choose: three decimals for steps below 0.01, else two.
+    An empty ``fmt`` lets :func:`slider` choose: three decimals for steps below 0.01, else two. ``help`` is the
+    tooltip when a page gives none.
     """
 
     key: str
@@ -38,6 +40,7 @@ class Control:
     step: float
     default: float = 0.0
     fmt: str = ""
+    help: str = ""
 
 
 def with_defaults(controls: dict[str, Control], defaults: object) -> dict[str, Control]:
@@ -45,26 +48,37 @@ def with_defaults(controls: dict[str, Control], defaults: object) -> dict[str, C
     return {f: dataclasses.replace(c, default=getattr(defaults, f)) for f, c in controls.items()}
 
 
-def slider(controls: Mapping[str, Control], field: str, help: str) -> float:
+def controls_of(fields: Iterable[Field], defaults: object) -> dict[str, Control]:
+    """The controls of a family's declared fields (``Family.fields``), by field name: each starts at its ``start``,
+    else the same-named attribute of ``defaults`` (a settings object; None shows as the field's ``unset`` value)."""
+
+    def start(f: Field) -> float:
+        value = getattr(defaults, f.target) if f.start is None else f.start
+        return f.unset if value is None else value
+
+    return {f.name: Control(f.key, f.shown_label, f.lo, f.hi, f.step, start(f), f.fmt, f.help) for f in fields}
+
+
+def slider(controls: Mapping[str, Control], field: str, help: str | None = None) -> float:
     """A float slider for a settings field, bound to the URL."""
     c = controls[field]
     fmt = c.fmt or ("%.3f" if c.step < 0.01 else "%.2f")
     return links.bound(st.slider, c.label, float(c.lo), float(c.hi), float(c.default), float(c.step),
-                       key=c.key, help=help, format=fmt)
+                       key=c.key, help=c.help if help is None else help, format=fmt)
 
 
-def integer(controls: Mapping[str, Control], field: str, help: str) -> int:
+def integer(controls: Mapping[str, Control], field: str, help: str | None = None) -> int:
     """An integer input for a settings field, bound to the URL."""
     c = controls[field]
     return int(links.bound(st.number_input, c.label, int(c.lo), int(c.hi), int(c.default), int(c.step),
-                           key=c.key, help=help))
+                           key=c.key, help=c.help if help is None else help))
 
 
-def number(controls: Mapping[str, Control], field: str, help: str) -> float:
+def number(controls: Mapping[str, Control], field: str, help: str | None = None) -> float:
     """A float input for a settings field, bound to the URL."""
     c = controls[field]
     return float(links.bound(st.number_input, c.label, float(c.lo), float(c.hi), float(c.default), float(c.step),
-                             key=c.key, help=help))
+                             key=c.key, help=c.help if help is None else help, format=c.fmt or None))
 
 
 @dataclasses.dataclass(frozen=True)

@@ -126,14 +126,7 @@ def spec_of(family: Family) -> Spec:
 def settings_form(family: Family, spec: Spec) -> forms.SettingsForm[Any]:
     """The restore form of a family's page: one control per declared field, starting at its ``start`` or else the
     settings class's default (a default of None shows as the field's ``unset`` value)."""
-    defaults = family.settings_cls()
-
-    def default(f: Field) -> float:
-        value = getattr(defaults, f.target) if f.start is None else f.start
-        return f.unset if value is None else value
-
-    controls = {f.name: forms.Control(f.key, f.shown_label, f.lo, f.hi, f.step, default(f), f.fmt)
-                for f in family.fields}
+    controls = forms.controls_of(family.fields, family.settings_cls())
     return forms.SettingsForm(
         (family.kind,), spec.model, controls, spec.upload_key,
         int_fields=frozenset(f.name for f in family.fields if f.widget == "integer"),

@@ -52,6 +52,7 @@ from ..data.embed import CachedEmbedder, Embedder, make_embedder
 from ..data.replay import FINAL_SHARE, GRID_AXES, MAX_CONTEXT_BYTES, REFRESH_EVERY, TRACED, check_context_bytes
 from ..dose.settings import DoseSettings, first_safe_dose
 from ..settings import SettingsError
+from .fields import FIELDS, start
 from .fit import BatteryProblem, build_battery_problem
 from .loader import BatteryDataError, load_embedded, load_steps
 from .settings import MAX_REPLAY_T, BatteryReplaySettings
@@ -239,7 +240,8 @@ def prepare(settings: BatteryReplaySettings, data: Data = None) -> BatteryRun:
 
 FAMILY = dataclasses.replace(
     replay_core.make_family(BatteryReplaySettings, lambda s: fitted(s)[0].env, rounds=_rounds), command="battery",
-    cli="safebandit_core.battery.cli", page="pages/replay_battery.py", warmup=False, prepare=prepare)
+    cli="safebandit_core.battery.cli", page="pages/replay_battery.py", warmup=False, prepare=prepare,
+    fields=FIELDS, sweep_base=start)
 """The battery family: the logged-data replay (:func:`safebandit_core.data.replay.make_family`) of each settings'
 fitted problem, found in the data memo by the settings' source or ``data_hash`` (:func:`prepare` puts it there).
 Its page fits a data set before it runs, so the server's warm-up leaves it out."""

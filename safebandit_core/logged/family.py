@@ -26,6 +26,7 @@ from ..data import replay
 from ..data.cache import MEMO
 from ..dose.settings import DoseSettings, first_safe_dose
 from ..settings import SettingsError
+from .fields import FIELDS
 from .fit import LoggedFit, fit_table
 from .loader import RawTable, digest_of, frame_digest, map_columns, parse_table, read_bytes, read_table, unbundle
 from .settings import EXAMPLE_FILE, LoggedSettings
@@ -149,7 +150,7 @@ def prepare(settings: LoggedSettings, data: Data = None) -> LoggedRun:
 
 FAMILY = dataclasses.replace(replay.make_family(LoggedSettings, lambda s: fitted(s)[0].env, order_of=_order),
                              command="data", cli="safebandit_core.logged.cli", page="pages/your_data.py",
-                             warmup=False, prepare=prepare)
+                             warmup=False, prepare=prepare, fields=FIELDS)
 """The replay family of logged data: each settings' data is read, mapped and fitted once and memoised (an
 uploaded file is found by its hash once this process has read it: see :func:`prepare`). Its page runs on
 prepared data, so the warm-up stores its opening as a job of its own (the built-in example), not from

@@ -152,3 +152,12 @@ def test_theory_page_fits_the_slope_and_runs_each_horizon():
     text = text_of(at)
     assert "near ½ (slightly above, from the log factors)" in text and "near or below" not in text
     assert "each horizon here is its own run" in text and "Fitted on t ≥ 100 at T = 1,000" in text
+
+
+@pytest.mark.parametrize("kind", ["battery", "logged"])
+def test_a_data_family_sweeps_from_the_pages_defaults(kind):
+    """The families whose settings have no full default (the battery's embedding size) start from their sweep base."""
+    at = open_page(SWEEPS, {"sweep_T": 100, "sweep_seeds": 1}, timeout=TIMEOUT)
+    at.selectbox(key="sweep_kind").select(kind).run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert not errors(at) and "sweep_regret" in charts(at)
