@@ -121,8 +121,9 @@ def panel(kind: str, run: Any, summary: pd.DataFrame, steps: Callable[[str, int]
     if table is not None:
         st.markdown("Pinned → now (change):")
         st.table(table.style.hide(axis="index"))
-    if steps is not None:
-        with st.expander("Step through one run, round by round"):
+    box = None if steps is None else pagekit.lazy("Step through one run, round by round", f"{kind}_steps_box")
+    if box is not None and box.open:
+        with box:
             left, right = st.columns(2)
             label = left.selectbox("Policy", list(run.labels), key=f"{kind}_steps_policy")
             seed = right.number_input("Seed", run.settings.base_seed, run.settings.base_seed + run.settings.seeds - 1,

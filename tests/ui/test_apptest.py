@@ -274,6 +274,9 @@ def test_pin_then_change_shows_before_after_and_a_faded_overlay():
 
 def test_step_through_is_client_side_frames_and_the_command_line_is_shown():
     at = dose_page()
+    assert "dose_steps_on" not in [t.key for t in at.toggle], "the step-through is made only once it is opened"
+    at.session_state["dose_steps_box"] = True
+    at.run()
     at.toggle(key="dose_steps_on").set_value(True).run()
     assert not at.exception
     fig = charts(at)["dose_steps"]
@@ -287,6 +290,8 @@ def test_step_through_is_client_side_frames_and_the_command_line_is_shown():
 
 def test_with_two_dimensions_the_step_through_also_shows_the_confidence_ellipse_shrinking():
     at = dose_page(d=2)
+    at.session_state["dose_steps_box"] = True
+    at.run()
     at.toggle(key="dose_steps_on").set_value(True).run()
     assert not at.exception
     fig = charts(at)["dose_ellipse"]

@@ -25,8 +25,7 @@ def open_steps(pg, server: str):
     box.get_by_text("Show the animation").click()
     box.locator(f"{CHART} .main-svg").first.wait_for(state="attached", timeout=120_000)
     wait_idle(pg)
-    if not box.evaluate("e => e.querySelector('details').open"):  # the rerun may fold the expander
-        box.get_by_text(EXPANDER).click()
+    assert box.evaluate("e => e.querySelector('details').open"), "switching the animation on folded the section"
     chart = box.locator(CHART).first
     chart.scroll_into_view_if_needed()
     return chart
