@@ -15,7 +15,7 @@ WITH_FIELDS = [f for f in families.FAMILIES.values() if f.fields]
 
 
 def test_the_model_families_declare_their_controls():
-    assert {"dose", "nonlinear", "conservative", "mv"} <= {f.kind for f in WITH_FIELDS}
+    assert {"dose", "nonlinear", "conservative", "meanvar"} <= {f.kind for f in WITH_FIELDS}
 
 
 @pytest.mark.parametrize("family", WITH_FIELDS, ids=lambda f: f.kind)

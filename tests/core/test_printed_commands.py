@@ -32,7 +32,7 @@ from tests.conftest import ROOT
 PROG = "-m safebandit_core"
 SIZES = {"--T": "200", "--seeds": "1", "--dim": "16"}
 """What :func:`small` sets: 200 rounds, one seed, a 16-wide battery embedding."""
-SIZED = {"dose", "nonlinear", "conservative", "mv", "battery", "data"}
+SIZED = {"dose", "nonlinear", "conservative", "meanvar", "battery", "logged"}
 """Commands whose size flags :func:`small` adds when the line leaves them at the (large) defaults."""
 DISTRIBUTED = {"--coordinator": 1, "--num-processes": 1, "--process-id": 1, "--distributed": 1,
                "--connect-timeout": 1, "--heartbeat-timeout": 1}
@@ -60,7 +60,7 @@ def small(argv: list[str]) -> list[str]:
             i += 2
             continue
         i += 1
-    if out and (out[0] in SIZED or (out[0] == "replay" and "--preset" in out)):
+    if out and (out[0] in SIZED or (out[0] == "preset" and "--preset" in out)):
         for flag in ("--T", "--seeds"):
             if flag not in out:
                 out += [flag, SIZES[flag]]
@@ -177,8 +177,8 @@ def own_keys(command: str) -> set[str]:
 def test_small_rewrites_sizes_and_drops_the_process_flags():
     assert small(["dose", "--T", "10000", "--seeds", "5", "--json"]) == ["dose", "--T", "200", "--seeds", "1",
                                                                         "--json"]
-    assert small(["replay", "--preset", "x", "--full"]) == ["replay", "--preset", "x", "--T", "200", "--seeds", "1"]
-    assert small(["replay", "--list"]) == ["replay", "--list"]
+    assert small(["preset", "--preset", "x", "--full"]) == ["preset", "--preset", "x", "--T", "200", "--seeds", "1"]
+    assert small(["preset", "--list"]) == ["preset", "--list"]
     assert small(["sweep", "--settings", "s.json", "--coordinator", "HOST:PORT", "--num-processes", "N",
                   "--process-id", "I"]) == ["sweep", "--settings", "s.json"]
     assert distributed_part(["sweep", "--coordinator", "HOST:PORT", "--num-processes", "N", "--process-id", "I"]) \
@@ -237,7 +237,7 @@ def test_every_json_help_names_the_one_schema():
 
 def test_the_replay_json_is_the_object_its_help_describes(workdir, capsys):
     doc = json.loads(run(["replay", "--preset", "s000-table1", "--T", "200", "--seeds", "1", "--json"], capsys))
-    assert set(doc) == set(jsondoc.ENVELOPE) | own_keys("replay") - {"compute_seconds"}  # that one with --resume
+    assert set(doc) == set(jsondoc.ENVELOPE) | own_keys("preset") - {"compute_seconds"}  # that one with --resume
 
 
 def test_the_module_runs_as_a_program():
