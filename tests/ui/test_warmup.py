@@ -47,7 +47,7 @@ def test_every_opening_run_is_in_the_jobs():
     assert {f"present:{sc.key}" for sc in scenarios.every()} <= set(names)
     assert {f"lesson:{scene.slug}" for scene in lessons.SCENES} <= set(names)
     assert "logged" in names and "battery" not in names
-    assert {"scrub:dose", "scrub:nonlinear", "scrub:conservative", "scrub:mv"} <= set(names)
+    assert {"scrub:dose", "scrub:nonlinear", "scrub:conservative", "scrub:meanvar"} <= set(names)
 
 
 def test_the_warm_up_finishes_without_failures(warmed):
