@@ -16,6 +16,7 @@ from streamlit.testing.v1 import AppTest
 from safebandit_core import settings
 from safebandit_core.meanvar import MVSettings
 from safebandit_ui import registry
+from tests.ui.browserkit import wait_idle
 from tests.ui.helpers import app, errors, open_page
 
 SMALL = {"mv_T": 400, "mv_seeds": 2, "mv_K": 8}
@@ -62,3 +63,16 @@ def test_a_settings_file_of_kind_mv_restores_on_the_meanvar_page():
     assert at.slider(key="mv_rho").value == pytest.approx(40.0)
     assert at.slider(key="mv_mu0").value == pytest.approx(0.65)
     assert at.number_input(key="base_seed").value == 5
+
+
+@pytest.mark.browser
+def test_a_browser_at_the_old_url_lands_on_the_new_one_with_its_query(server, page):
+    """After the server's first page view: before it, Streamlit still looks pages up in the pages/ folder, so the very
+    first visit of a fresh server to an old URL shows a "page not found" note before it lands."""
+    page.goto(server + "/")
+    wait_idle(page)
+    page.goto(server + "/mean_variance?mv_T=400&mv_seeds=2&mv_K=8&mv_rho=40")
+    page.wait_for_url("**/meanvar?**", timeout=120_000)
+    page.get_by_text("Mean-variance bandits: safe and steady").first.wait_for(timeout=120_000)
+    assert "mv_rho=40" in page.url and "mv_K=8" in page.url
+    assert page.get_by_test_id("stException").count() == 0
