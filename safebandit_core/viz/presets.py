@@ -1,6 +1,6 @@
-"""Figures of the presets and sweeps: the papers' own figures re-made, phase diagrams, theory overlays.
+"""Figures of the paper replays and sweeps: the papers' own figures re-made, phase diagrams, theory overlays.
 
-Inputs are small aggregated frames, not per-round ones, so a full-size preset run still draws fast:
+Inputs are small aggregated frames, not per-round ones, so a full-size replay still draws fast:
 
 - *curves* (:meth:`safebandit_core.presets.PresetResult.curves`, :func:`safebandit_core.presets.curve_stats`):
   ``cell, label, t, mean, std, min, max`` (and ``name``, the cell's name);
