@@ -1,5 +1,6 @@
 """The renamed pages: the old URLs (``/mean_variance``, ``/your_data``, ``/replay_battery``) open the new pages
-with the link's settings, and a settings file saved with the old kind ``mv`` restores on the mean-variance page.
+with the link's settings, a settings file saved with the old kind ``mv`` restores on the mean-variance page, and
+presentation mode's ``?model=mv`` opens the mean-variance model.
 
 A browser that opens ``/mean_variance`` asks the server for the page whose hash is that URL path's: the tests do
 the same through AppTest's page hash (``AppTest.switch_page`` takes file paths only). One small shape (K = 8,
@@ -15,7 +16,7 @@ from streamlit.testing.v1 import AppTest
 
 from safebandit_core import settings
 from safebandit_core.meanvar import MVSettings
-from safebandit_ui import registry
+from safebandit_ui import registry, shell
 from tests.ui.browserkit import wait_idle
 from tests.ui.helpers import app, errors, open_page
 
@@ -63,6 +64,15 @@ def test_a_settings_file_of_kind_mv_restores_on_the_meanvar_page():
     assert at.slider(key="mv_rho").value == pytest.approx(40.0)
     assert at.slider(key="mv_mu0").value == pytest.approx(0.65)
     assert at.number_input(key="base_seed").value == 5
+
+
+def test_presentation_mode_takes_the_old_kind_in_its_link():
+    at = app()
+    at.query_params["model"] = "mv"
+    at.run()
+    at.switch_page(shell.PRESENT_PAGE).run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert at.segmented_control(key="present_model").value == "meanvar"
 
 
 @pytest.mark.browser
