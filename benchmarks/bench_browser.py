@@ -55,7 +55,7 @@ class ModelPage:
 PAGES = (ModelPage("dose", "Cost limit τ", "Context dimension d", "6", "2500"),
          ModelPage("nonlinear", "Cost limit τ", "Class size |F|", "63", "2500"),
          ModelPage("conservative", "α (tolerated loss)", "K (arms)", "73", "10500"),
-         ModelPage("mean_variance", "ρ (weight of the mean", "K (arms)", "25", "10500"))
+         ModelPage("meanvar", "ρ (weight of the mean", "K (arms)", "25", "10500"))
 
 WATCH = """() => {
   if (window.__bench) return;

@@ -67,7 +67,7 @@ def names_popover() -> Names:
 def pickers() -> tuple[str, scenarios.Scenario, Names]:
     """The top row: model, scenario, names and *Exit*; the URL's ``model``/``scenario`` win when they change."""
     models = scenarios.models()
-    asked = st.query_params.get(shell.MODEL_PARAM)
+    asked = families.canonical(st.query_params.get(shell.MODEL_PARAM, ""))  # an older kind name in a link, too
     if asked in models:
         st.session_state[MODEL_KEY] = asked
     st.session_state.setdefault(MODEL_KEY, next(iter(models)))

@@ -15,7 +15,7 @@ from typing import Any
 import streamlit as st
 
 from safebandit_core import device, export, presets, report, sweep
-from safebandit_core.viz import replay as vr
+from safebandit_core.viz import presets as vp
 from safebandit_ui import downloads, forms, links, live, pagekit, shell, store, tools
 from safebandit_ui.forms import Control
 
@@ -141,7 +141,7 @@ def claims(table: Any) -> None:
     st.markdown("Each verdict is computed from the run above: **consistent** (the run agrees with the claim), "
                 "**inconsistent** (it contradicts it) or **not shown at this size** (too few rounds or runs to "
                 "tell; *why* says what to raise).")
-    st.table(vr.styled_claims(table[CLAIM_COLUMNS]), hide_index=True, border="horizontal")
+    st.table(vp.styled_claims(table[CLAIM_COLUMNS]), hide_index=True, border="horizontal")
 
 
 def crossover(result: presets.PresetResult, cell: int, ctx: shell.RunContext) -> None:
@@ -161,7 +161,7 @@ def crossover(result: presets.PresetResult, cell: int, ctx: shell.RunContext) ->
     units = 2 * s.seeds * sum(horizons)
     frame, _, _ = live.shared(key, units,
                               lambda tick: sweep.over_horizons(s, horizons, device=ctx.device, progress=tick))
-    st.plotly_chart(vr.horizons_figure(frame), key="crossover")
+    st.plotly_chart(vp.horizons_figure(frame), key="crossover")
     st.caption("Left: default-arm pulls N₀ at the end of each run; right: the cumulative regret. Where the lines "
                "cross, the cheaper policy changes; the bars are 95 % intervals over seeds.")
 
@@ -225,7 +225,7 @@ def main() -> None:
     st.button("Run this experiment", key="preset_run", type="primary", icon=":material/play_arrow:",
               on_click=request, args=(REQUEST_KEY, key))
     if st.session_state.get(REQUEST_KEY) != key and store.store().peek(key) is None:
-        st.info("Press **Run this experiment** to replay it (a result already computed on this server shows at "
+        st.info("Press **Run this experiment** to run it (a result already computed on this server shows at "
                 "once).", icon=":material/science:")
         return
     units = run.seeds * run.T * p.n_cells * len(p.sweeps[0].policies)

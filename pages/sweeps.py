@@ -17,7 +17,7 @@ import streamlit as st
 
 from safebandit_core import families, settings, sweep
 from safebandit_core.settings import SettingsError
-from safebandit_core.viz import replay as vr
+from safebandit_core.viz import presets as vp
 from safebandit_ui import downloads, forms, links, live, pagekit, shell, store, tools
 from safebandit_ui.forms import Control
 
@@ -129,7 +129,7 @@ def phase_diagrams(spec: sweep.SweepSpec, per_cell: pd.DataFrame) -> dict[str, A
     """Every heatmap of :data:`HEATMAPS` whose column the cell summary has, by name."""
     fx, fy = spec.axes
     kw = {"x_title": sweep.symbol(fx), "y_title": sweep.symbol(fy)}
-    return {name: vr.heatmap_figure(per_cell, fx, fy, col, **opts, **kw)
+    return {name: vp.heatmap_figure(per_cell, fx, fy, col, **opts, **kw)
             for name, col, shown, opts, _ in HEATMAPS if shown(per_cell.columns)}
 
 

@@ -14,7 +14,7 @@ import pandas as pd
 import streamlit as st
 
 from safebandit_core import presets
-from safebandit_core.viz import replay as vr
+from safebandit_core.viz import presets as vp
 from safebandit_ui import forms, live, pagekit, shell, store
 from safebandit_ui.forms import Control
 
@@ -47,7 +47,7 @@ def growth(horizons: pd.DataFrame, column: str) -> str:
 def regret_section(res: presets.TheoryResult, T: int) -> None:
     """HPC-UCB's regret against √T, with the fitted slopes in words."""
     st.subheader("Regret against √T (Safety by Design, Theorem 2)")
-    st.plotly_chart(vr.loglog_figure(res.regret, res.slopes, res.fit_from), key="theory_loglog")
+    st.plotly_chart(vp.loglog_figure(res.regret, res.slopes, res.fit_from), key="theory_loglog")
     slopes = ", ".join(f"{label} {slope:.2f}" for label, (slope, _) in res.slopes.items())
     st.markdown(f"On log–log axes a rate T^a is a straight line of slope a; the dotted line has slope ½. Fitted on "
                 f"t ≥ {res.fit_from:,} at T = {T:,}: **{slopes}**.")
@@ -65,7 +65,7 @@ def regret_section(res: presets.TheoryResult, T: int) -> None:
 def horizons_section(res: presets.TheoryResult) -> None:
     """N₀ and the regret of GenCB and ConUCB at each horizon, each horizon its own run."""
     st.subheader("Default pulls over horizons (One-size-fits-all, Theorem 1)")
-    st.plotly_chart(vr.horizons_figure(res.horizons), key="theory_horizons")
+    st.plotly_chart(vp.horizons_figure(res.horizons), key="theory_horizons")
     st.markdown(f"Default-arm pulls N₀: {growth(res.horizons, 'default_pulls_mean')}.  \nCumulative regret: "
                 f"{growth(res.horizons, 'cum_regret_mean')}.")
     st.caption("Theorem 1 says GenCB's N₀ does not grow with T: a flat GenCB line agrees with it. GenCB is anytime, "

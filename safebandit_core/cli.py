@@ -31,6 +31,15 @@ def commands() -> dict[str, str]:
     return {**{e.command: e.cli for e in entries if e.command}, **OTHER_COMMANDS}
 
 
+def command_aliases() -> dict[str, tuple[str, ...]]:
+    """Each command's older names (a registry entry's ``command_aliases``), still accepted so that scripts and
+    saved bundles written before a rename keep running; ``--help`` lists them in brackets after the name."""
+    from . import families
+
+    entries = [*families.FAMILIES.values(), *families.TOOLS.values()]
+    return {e.command: tuple(e.command_aliases) for e in entries if e.command and e.command_aliases}
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse with one-line errors and exit code 2."""
 
@@ -105,10 +114,13 @@ def build_parser(prog: str = PROG, extra: Sequence[Any] = ()) -> argparse.Argume
     A command module has ``NAME`` (only the extra ones), ``HELP``, ``add_arguments(parser)`` and ``run(args)``.
     """
     parser = _Parser(prog=prog, description="Safe bandit simulations from the command line.")
-    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     named = [(name, importlib.import_module(modname)) for name, modname in commands().items()]
-    for name, mod in [*named, *((m.NAME, m) for m in extra)]:
-        p = sub.add_parser(name, help=mod.HELP, description=mod.HELP)
+    every = [*named, *((m.NAME, m) for m in extra)]
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser,
+                                metavar="{" + ",".join(name for name, _ in every) + "}")
+    aliases = command_aliases()
+    for name, mod in every:
+        p = sub.add_parser(name, help=mod.HELP, description=mod.HELP, aliases=aliases.get(name, ()))
         mod.add_arguments(p)
         p.set_defaults(_module=mod)
     return parser

@@ -12,9 +12,10 @@ A bundle (:func:`bundle`) holds
 - ``README.txt``: what each file is.
 
 Settings files carry a ``kind``: a family's (one model's settings, :data:`safebandit_core.families.FAMILIES`:
-``dose``, ``nonlinear``, ``conservative``, ``mv``, ``battery``, ``logged``), ``preset``
+``dose``, ``nonlinear``, ``conservative``, ``meanvar``, ``battery``, ``logged``), ``preset``
 (:class:`~safebandit_core.presets.PresetRun`) or ``sweep`` (:class:`~safebandit_core.sweep.SweepSpec`). A file
-without one is recognised by its fields (one model's settings only).
+without one is recognised by its fields (one model's settings only); an older name of a family's kind (its
+``aliases``: ``mv`` for ``meanvar``, ``gencb`` for ``conservative``) loads as that family's.
 """
 
 from __future__ import annotations
@@ -254,7 +255,7 @@ def load_settings(data: bytes | str, name: str = "the settings file") -> tuple[s
             data = uploads.read_member(zf, SETTINGS_FILE, name, MAX_SETTINGS_BYTES)
         name = f"{name}: {SETTINGS_FILE}"
     obj = parse_json(data, name)
-    kind = obj.get("kind") or _guess_kind(obj)
+    kind = families.canonical(obj.get("kind") or _guess_kind(obj))
     if kind not in kinds():
         raise SettingsError("kind", "one of " + ", ".join(kinds()), kind)
     try:
@@ -274,7 +275,7 @@ MAX_BUNDLE_ROWS = 3_000_000
 def preset_figures(result: presets.PresetResult) -> dict[str, go.Figure]:
     """The figures of a preset run in its paper's style (one per cell for seed 001's regret plots,
     plus a phase diagram of the final regret over a grid)."""
-    from .viz import replay as vr
+    from .viz import presets as vp
 
     preset = result.preset
     figs: dict[str, go.Figure] = {}
@@ -283,16 +284,16 @@ def preset_figures(result: presets.PresetResult) -> dict[str, go.Figure]:
         fam = families.get(preset.kind)
         paper = [(fam.label(n.policy), n.low, n.high, n.text) for n in preset.paper_numbers
                  if n.metric == "violation_rate"]
-        figs["violation_rates"] = vr.violation_table_figure(per_cell, float(per_cell["delta"].iloc[0]), paper=paper)
+        figs["violation_rates"] = vp.violation_table_figure(per_cell, float(per_cell["delta"].iloc[0]), paper=paper)
     elif preset.figure == "learning_curves":
-        figs["learning_curves"] = vr.learning_curves_figure(result.curves())
+        figs["learning_curves"] = vp.learning_curves_figure(result.curves())
     else:
         curves = result.curves()
         cells = result.cells()
         fam = families.get(preset.kind)
         y_title, base_name = fam.regret_name, fam.baseline_name
         for _, row in cells.iterrows():
-            figs[f"regret_{presets.slug(row['name'])}"] = vr.minmax_figure(
+            figs[f"regret_{presets.slug(row['name'])}"] = vp.minmax_figure(
                 curves, int(row["cell"]), row["baseline_slope"], y_title=y_title, baseline_name=base_name)
         if len(cells) > 1:
             figs.update(grid_figures(result))
@@ -301,7 +302,7 @@ def preset_figures(result: presets.PresetResult) -> dict[str, go.Figure]:
 
 def grid_figures(result: presets.PresetResult) -> dict[str, go.Figure]:
     """Phase diagrams of a grid preset: final regret over its two main fields (one figure per ρ for MV-CBP)."""
-    from .viz import replay as vr
+    from .viz import presets as vp
 
     per_cell = result.cell_summary()
     fields = result.preset.cell_fields
@@ -312,7 +313,7 @@ def grid_figures(result: presets.PresetResult) -> dict[str, go.Figure]:
         third = fields[2]
         groups = [(f"grid_regret_{third}{v:g}", f", {sweep.symbol(third)} = {v:g}",
                    per_cell[per_cell[third] == v]) for v in sorted(per_cell[third].unique())]
-    return {name: vr.heatmap_figure(part, x, y, "cum_regret_mean", title=f"Cumulative regret at T over the grid{extra} "
+    return {name: vp.heatmap_figure(part, x, y, "cum_regret_mean", title=f"Cumulative regret at T over the grid{extra} "
                                     "(✗: the slack went below 0)", z_title="regret", x_title=sweep.symbol(x),
                                     y_title=sweep.symbol(y), fmt=".4g")
             for name, extra, part in groups}

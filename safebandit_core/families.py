@@ -34,7 +34,8 @@ FAMILIES: dict[str, M.Family] = {f.kind: f for f in (DOSE, NONLINEAR, CONSERVATI
 class Tool:
     """A settings kind that is no model's: where its class lives (``module:Class``), its command and its page.
 
-    ``by_file``: its command takes the settings file itself (``--settings FILE``), not one flag per field.
+    ``by_file``: its command takes the settings file itself (``--settings FILE``), not one flag per field;
+    ``command_aliases``: older names the command still answers to.
     """
 
     kind: str
@@ -43,6 +44,7 @@ class Tool:
     cli: str
     page: str
     by_file: bool = False
+    command_aliases: tuple[str, ...] = ()
 
     @property
     def settings_cls(self) -> type:
@@ -57,7 +59,8 @@ def resolve(path: str) -> Any:
 
 
 TOOLS: dict[str, Tool] = {t.kind: t for t in (
-    Tool("preset", "safebandit_core.presets:PresetRun", "replay", "safebandit_core.replay_cli", "pages/presets.py"),
+    Tool("preset", "safebandit_core.presets:PresetRun", "preset", "safebandit_core.preset_cli", "pages/presets.py",
+         command_aliases=("replay",)),
     Tool("sweep", "safebandit_core.sweep:SweepSpec", "sweep", "safebandit_core.sweep_cli", "pages/sweeps.py",
          by_file=True),
 )}
@@ -83,18 +86,20 @@ def canonical(kind: str) -> str:
 
 def page_of(kind: str) -> str:
     """The page that takes a settings kind back (a family's or a tool's); empty when none."""
-    entry = FAMILIES.get(kind) or TOOLS.get(kind)
+    entry = FAMILIES.get(canonical(kind)) or TOOLS.get(kind)
     return entry.page if entry is not None else ""
 
 
 def command_of(kind: str) -> str:
     """The command that runs a settings kind (a family's or a tool's); empty when none."""
-    entry = FAMILIES.get(kind) or TOOLS.get(kind)
+    entry = FAMILIES.get(canonical(kind)) or TOOLS.get(kind)
     return entry.command if entry is not None else ""
 
 
 def get(kind: str) -> M.Family:
-    """The family of ``kind``; a :class:`~safebandit_core.settings.SettingsError` names the known ones."""
+    """The family of ``kind`` (or of an older name of it); a :class:`~safebandit_core.settings.SettingsError` names
+    the known ones."""
+    kind = canonical(kind)
     if kind not in FAMILIES:
         raise SettingsError("kind", "one of " + ", ".join(FAMILIES), kind)
     return FAMILIES[kind]

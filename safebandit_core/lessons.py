@@ -34,7 +34,7 @@ from .meanvar import assumption_text, search
 from .model import Run
 from .viz import conservative as vc
 from .viz import dose as vd
-from .viz import mv as vmv
+from .viz import meanvar as vmv
 from .viz.common import by_label, mean_band_figure
 
 S000 = "Safety by Design (2026)"
@@ -613,7 +613,7 @@ SCENES: tuple[Scene, ...] = (
            "pulls": "Default-arm pulls at the end of each run: a learner whose count stops growing with T has "
                     "finished exploring."},
           lambda runs, step: _shown_horizons(runs, step)[-1].settings),
-    Scene("mv-rho", "ρ below 2/(α·μ₀)", "mv", "Mean-variance bandits", S001,
+    Scene("mv-rho", "ρ below 2/(α·μ₀)", "meanvar", "Mean-variance bandits", S001,
           "MV-CUCB keeps its run's mean-variance ρ·mean − variance above (1 − α) of a riskless default's, and the "
           "paper proves it does so on every run when ρ > 2/(α·μ₀). A search below that threshold asks whether it "
           "can still break.",

@@ -234,7 +234,8 @@ class Family:
 
     - ``title``: how a model picker names it (its paper in brackets; empty: the kind);
     - ``command``: its command-line name and ``cli`` the module implementing it (``HELP``,
-      ``add_arguments(parser)``, ``run(args)``); empty: no command;
+      ``add_arguments(parser)``, ``run(args)``); empty: no command; ``command_aliases``: older names the
+      command still answers to (scripts written before a rename keep working);
     - ``page``: its page's path relative to ``app.py`` (empty: none), and ``link_keys``: that page's
       widget key (its URL parameter) of each settings field a link to the page carries;
     - ``fields``: the controls of its settings (:class:`safebandit_core.fields.Field`: label, unit, range, step,
@@ -278,6 +279,7 @@ class Family:
     title: str = ""
     command: str = ""
     cli: str = ""
+    command_aliases: tuple[str, ...] = ()
     page: str = ""
     link_keys: Mapping[str, str] = dataclasses.field(default_factory=dict)
     fields: tuple[Field, ...] = ()

@@ -145,7 +145,7 @@ class Preset:
         return sum(len(s.cells()) for s in self.sweeps)
 
     def line(self) -> str:
-        """One line for ``replay --list``."""
+        """One line for ``preset --list``."""
         return (f"{self.name:<18} {self.artefact:<16} {self.title} "
                 f"[{self.n_cells} cell{'s' if self.n_cells > 1 else ''}, paper size {self.full_seeds} seeds × "
                 f"T = {self.full_T:,}; quick {self.quick_seeds} × {self.quick_T:,}]")
@@ -230,7 +230,7 @@ C6 = Claim("C6", "MV-CUCB keeps its mean-variance constraint when ρ > 2/(α μ�
            "levels off.", "Theorem 5; Figure 1 (d)", "mv_guarantee")
 LIN_ALPHAS = (0.01, 0.02, 0.03)
 CMAB_ALPHAS = (0.05, 0.1, 0.15)
-GRID_NOTE = "The appendix shows four panels of this grid; the replay runs all nine cells."
+GRID_NOTE = "The appendix shows four panels of this grid; the preset runs all nine cells."
 
 
 def _lin_base(problem: str, d: int) -> ConservativeSettings:
@@ -250,9 +250,9 @@ def _s001() -> list[Preset]:
                "conservative", "regret_minmax", (sweep.SweepSpec("conservative", _lin_base("cccb", 7), (0.01,), ()),),
                ("d", "alpha"), cons_metrics, QUICK_RUNS, QUICK_T, (), (C4, C5),
                (*S001_CHOICES, *CLB_CHOICES, *CCCB_CHOICES)),
-        Preset("s001-fig1d-mv", ONESIZE, "Figure 1 (d)", "MV-CBP, K = 24, α = 0.05, ρ = 10: MV-CUCB vs MV-UCB", "mv",
-               "regret_minmax", (sweep.SweepSpec("mv", MV_BASE, (0.05,), (10.0,)),), ("K", "alpha", "rho"),
-               cons_metrics, QUICK_RUNS, QUICK_T, (), (C6,), (*S001_CHOICES, *MV_CHOICES)),
+        Preset("s001-fig1d-mv", ONESIZE, "Figure 1 (d)", "MV-CBP, K = 24, α = 0.05, ρ = 10: MV-CUCB vs MV-UCB",
+               "meanvar", "regret_minmax", (sweep.SweepSpec("meanvar", MV_BASE, (0.05,), (10.0,)),),
+               ("K", "alpha", "rho"), cons_metrics, QUICK_RUNS, QUICK_T, (), (C6,), (*S001_CHOICES, *MV_CHOICES)),
         Preset("s001-grid-cmab", ONESIZE, "Figures 2 (App.)", "CMAB grid, K ∈ {24, 72, 144} × α ∈ {0.05, 0.1, 0.15}",
                "conservative", "regret_minmax",
                tuple(sweep.SweepSpec("conservative", dataclasses.replace(CMAB_BASE, K=K), CMAB_ALPHAS, (0.7,))
@@ -269,10 +269,10 @@ def _s001() -> list[Preset]:
             ("d", "alpha"), cons_metrics, 5, QUICK_T, (), (C4, C5), (*S001_CHOICES, *extra, GRID_NOTE)))
     out.append(Preset(
         "s001-grid-mv", ONESIZE, "Figures 5 (App.)", "MV-CBP grid, K ∈ {24, 72, 144} × α ∈ {0.05, 0.1, 0.15} × "
-        "ρ ∈ {10, 30, 60}", "mv", "regret_minmax",
-        tuple(sweep.SweepSpec("mv", dataclasses.replace(MV_BASE, K=K), CMAB_ALPHAS, (10.0, 30.0, 60.0))
+        "ρ ∈ {10, 30, 60}", "meanvar", "regret_minmax",
+        tuple(sweep.SweepSpec("meanvar", dataclasses.replace(MV_BASE, K=K), CMAB_ALPHAS, (10.0, 30.0, 60.0))
               for K in (24, 72, 144)), ("K", "alpha", "rho"), cons_metrics, 5, QUICK_T, (), (C6,),
-        (*S001_CHOICES, *MV_CHOICES, "The appendix shows six panels of this grid; the replay runs all 27 cells.")))
+        (*S001_CHOICES, *MV_CHOICES, "The appendix shows six panels of this grid; the preset runs all 27 cells.")))
     return out
 
 

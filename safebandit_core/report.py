@@ -35,12 +35,12 @@ pre{background:#f6f8fa;padding:.8em;overflow-x:auto;font-size:.88em}.figure{marg
 
 
 def command_line(run: presets.PresetRun, default_precision: str, extra: str = "") -> str:
-    """``python -m safebandit_core replay ...`` that re-creates ``run`` (``--full`` at the paper's size)."""
+    """``python -m safebandit_core preset ...`` that re-creates ``run`` (``--full`` at the paper's size)."""
     p = presets.get(run.preset)
     size = "--full" if (run.seeds, run.T) == (p.full_seeds, p.full_T) else f"--seeds {run.seeds} --T {run.T}"
     seed = f" --base-seed {run.base_seed}" if run.base_seed else ""
     precision = "" if run.precision in ("auto", default_precision) else f" --precision {run.precision}"
-    return f"python -m safebandit_core replay --preset {run.preset} {size}{seed}{precision}{extra}"
+    return f"python -m safebandit_core preset --preset {run.preset} {size}{seed}{precision}{extra}"
 
 
 def _text(value: Any) -> str:

@@ -154,7 +154,7 @@ class SweepSpec:
         base = data.get("base")
         if not isinstance(base, dict):
             raise SettingsError("base", "an object of settings")
-        kind = base.get("kind", fam.settings_cls.KIND)
+        kind = families.canonical(base.get("kind", fam.settings_cls.KIND))
         if kind != fam.settings_cls.KIND:
             raise SettingsError("base", f"settings of kind {fam.settings_cls.KIND!r} for the {model!r} model", kind)
         x, y = str(data.get("x", "")), str(data.get("y", ""))

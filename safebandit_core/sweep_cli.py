@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from . import clikit, jsondoc, outputs, progress
-from .replay_cli import check_out_dir
+from .preset_cli import check_out_dir
 from .settings import SettingsError, echo
 
 BUNDLE_PAGE = "Sweeps"

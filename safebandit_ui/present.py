@@ -17,7 +17,7 @@ from safebandit_core.model import Run
 from safebandit_core.scenarios import Names
 from safebandit_core.viz import conservative as vc
 from safebandit_core.viz import dose as vd
-from safebandit_core.viz import mv as vm
+from safebandit_core.viz import meanvar as vm
 from safebandit_core.viz.common import (
     LIMIT_COLOR,
     base_layout,

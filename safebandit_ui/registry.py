@@ -1,12 +1,14 @@
 """The app's pages as data: ``app.py`` turns this list into ``st.navigation``, the home page into links.
 
 To add a page, add one :class:`PageSpec` line to :data:`PAGES` (paths are relative to ``app.py``).
-Sections appear in the order of :data:`SECTIONS`; a section without pages is left out.
+Sections appear in the order of :data:`SECTIONS`; a section without pages is left out. A page's URL is its file's
+name; a renamed page keeps its old URL in :data:`MOVED`, so links shared before the rename still open it.
 """
 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 
 import streamlit as st
 
@@ -15,7 +17,7 @@ from safebandit_core import families
 from .approot import app_root
 
 ROOT = app_root()
-SECTIONS: tuple[str, ...] = ("", "Models", "Paper replays", "Teach", "About")
+SECTIONS: tuple[str, ...] = ("", "Models", "The papers' experiments", "Teach", "About")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -45,21 +47,21 @@ PAGES: tuple[PageSpec, ...] = (
     PageSpec("pages/conservative.py", "Conservative bandits", "🛡️", "Models",
              "Never fall more than a share α behind a safe default arm: GenCB against ConUCB / CLUCB / C3UCB and "
              "the unconstrained UCB, LinUCB, C2UCB, live."),
-    PageSpec("pages/mean_variance.py", "Mean-variance bandits", "📈", "Models",
+    PageSpec("pages/meanvar.py", "Mean-variance bandits", "📈", "Models",
              "Keep the run's mean-variance near a riskless default's: MV-CUCB against MV-UCB, with the ρ it needs."),
-    PageSpec("pages/your_data.py", "Your data", "📂", "Models",
+    PageSpec("pages/logged.py", "Your data", "📂", "Models",
              "Fit the dose model to your own log of contexts, doses, benefits and side effects, then replay HPC-UCB "
              "and its baselines on it."),
-    PageSpec("pages/presets.py", "Paper presets", "📜", "Paper replays",
+    PageSpec("pages/presets.py", "Paper presets", "📜", "The papers' experiments",
              "Both papers' synthetic tables and figures in one click, next to their numbers, with a verdict on "
              "each claim computed from the run."),
-    PageSpec("pages/sweeps.py", "Sweeps", "🗺️", "Paper replays",
+    PageSpec("pages/sweeps.py", "Sweeps", "🗺️", "The papers' experiments",
              "Any model over two of its safety settings at once: where the guarantee holds and what it costs, as "
              "phase diagrams."),
-    PageSpec("pages/theory.py", "Theory overlays", "📐", "Paper replays",
+    PageSpec("pages/theory.py", "Theory overlays", "📐", "The papers' experiments",
              "HPC-UCB's regret against the √T rate, and GenCB's and ConUCB's default-arm pulls as the horizon "
              "grows."),
-    PageSpec("pages/replay_battery.py", "Battery replay", "🔋", "Paper replays",
+    PageSpec("pages/battery.py", "Battery replay", "🔋", "The papers' experiments",
              "Safety by Design's NASA Li-ion experiment on a real NASA cell shipped with the app, or your own "
              "RW9–RW12 files."),
     PageSpec("pages/present.py", "Present", "🎬", "Teach", "One screen per model for a board or a lecture hall."),
@@ -69,6 +71,12 @@ PAGES: tuple[PageSpec, ...] = (
     PageSpec("pages/about.py", "About", "ℹ️", "About",
              "The papers, the exact reading of each algorithm, and the device this app computes on."),
 )
+
+
+MOVED: dict[str, str] = {"mean_variance": "pages/meanvar.py", "your_data": "pages/logged.py",
+                         "replay_battery": "pages/battery.py"}
+"""Old page URLs -> the page now there (the pages took their family's name): a hidden page at the old URL forwards
+to the new one with the link's query parameters."""
 
 
 def page_of_kind(kind: str) -> str:
@@ -107,7 +115,25 @@ def missing_files(pages: tuple[PageSpec, ...] = PAGES) -> list[str]:
     return [p.path for p in pages if not (ROOT / p.path).is_file()]
 
 
+def forwarder(path: str) -> Callable[[], None]:
+    """The page at a moved page's old URL: it opens ``path`` with the same query parameters (every value of a
+    repeated one), so the link's settings reach the new page."""
+
+    def forward() -> None:
+        params = [(key, value) for key in st.query_params for value in st.query_params.get_all(key)]
+        st.switch_page(path, query_params=params)
+
+    return forward
+
+
 def navigation_pages(pages: tuple[PageSpec, ...] = PAGES) -> dict[str, list[st.Page]]:
-    """The ``st.navigation`` argument: ``st.Page`` objects by section."""
-    return {section: [st.Page(p.path, title=p.title, icon=p.icon, default=p.default) for p in members]
-            for section, members in grouped(pages).items()}
+    """The ``st.navigation`` argument: ``st.Page`` objects by section; the first section also holds the hidden
+    pages at the old URLs of :data:`MOVED` (those whose page is registered)."""
+    out = {section: [st.Page(p.path, title=p.title, icon=p.icon, default=p.default) for p in members]
+           for section, members in grouped(pages).items()}
+    paths = {p.path: p.title for p in pages}
+    moved = [st.Page(forwarder(path), title=paths[path], url_path=old, visibility="hidden")
+             for old, path in MOVED.items() if path in paths]
+    if moved and out:
+        out[next(iter(out))] += moved
+    return out

@@ -9,7 +9,7 @@ since a run derives some outputs on first read; the least recently used go first
 than the whole budget is handed to its caller but not kept. A request for a run that
 another session is computing right now waits for it instead of computing it again. Runs above a
 size threshold are *heavy*: at most :data:`HEAVY_SLOTS` of them compute at once across the
-server, the others wait their turn with a visible message, so one session's paper-size replay
+server, the others wait their turn with a visible message, so one session's paper-size preset run
 does not freeze everybody else's pages.
 """
 

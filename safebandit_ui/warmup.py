@@ -71,7 +71,7 @@ def defaults(device_id: str) -> list[Any]:
     return out
 
 
-def your_data(device_id: str) -> Job:
+def logged_page(device_id: str) -> Job:
     """The *Your data* page's opening: the built-in example log, fitted, replayed with the default settings."""
     s = logged.LoggedSettings(base_seed=0, precision=device.default_precision(device_id), file=logged.EXAMPLE_FILE)
     return Job("logged", logged.prepare(s).settings.unlabelled())
@@ -96,7 +96,7 @@ def jobs(device_id: str) -> list[Job]:
     models = defaults(device_id)
     return ([Job(type(s).KIND, s) for s in models] + [Job(f"{SCRUB}{type(s).KIND}", s) for s in models
                                                       if families.of(s).scrub]
-            + [your_data(device_id)] + presentation(device_id) + lesson_runs(device_id))
+            + [logged_page(device_id)] + presentation(device_id) + lesson_runs(device_id))
 
 
 _STOP = threading.Event()

@@ -1,12 +1,12 @@
 """Write the per-preset part of docs/reproduction.md from a folder of paper-size runs.
 
 Usage: ``python scripts/reproduction_doc.py RUNS [PNG_DIR] > part.md``, where ``RUNS/<preset>/cells`` is the
-``--resume`` folder of ``replay --preset <preset> --full`` and ``RUNS/<preset>/log.txt`` its log
+``--resume`` folder of ``preset --preset <preset> --full`` and ``RUNS/<preset>/log.txt`` its log
 (lines ``... end <preset> rc=0 wall_s=N``). A preset whose cells have all finished gets its claims
 (the paper's statement and number, ours, the verdict and why), the paper's numbers beside ours, every
 cell's numbers with 95 % intervals, its runtime and device; the others say how far they got and the
 command that continues them. Nothing is run: finished cells are only read. With ``PNG_DIR``, the
-first figure of each ``RUNS/<preset>/report.html`` (``replay --report``) is also saved there as a PNG
+first figure of each ``RUNS/<preset>/report.html`` (``preset --report``) is also saved there as a PNG
 (drawn by headless Chromium through playwright, the browser tests' tools) and shown in its section.
 The output starts with an overview table, one row per preset. A folder ``RUNS/<preset>-T<T>`` (the paper's
 seeds at another horizon) gets a section after the presets.
@@ -32,7 +32,7 @@ def command(run: presets.PresetRun) -> str:
     """The command that runs (or continues) a run and writes its report."""
     name = folder_name(run)
     size = "--full" if name == run.preset else f"--seeds {run.seeds} --T {run.T}"
-    return (f"python -m safebandit_core replay --preset {run.preset} {size} --resume repro-runs/{name}/cells "
+    return (f"python -m safebandit_core preset --preset {run.preset} {size} --resume repro-runs/{name}/cells "
             f"--report {name}.html")
 
 
@@ -129,7 +129,7 @@ def section(runs: Path, run: presets.PresetRun, png_dir: Path | None = None) -> 
         done = resume.finished_cells(run, folder)
         lines += [f"**Paper-size run in progress** ({done} of {p.n_cells} settings finished; resumable with: "
                   f"`{command(run)}`). Its reduced-size verdicts are on the *Paper presets* page and in "
-                  f"`replay --preset {run.preset}`.", ""]
+                  f"`preset --preset {run.preset}`.", ""]
         so_far = finished_so_far(run, folder) if folder.exists() else pd.DataFrame()
         if len(so_far):
             lines += ["The settings finished so far (the claims are checked once all have):", ""]
@@ -177,7 +177,7 @@ def overview(runs: Path) -> list[str]:
 
 
 def main(argv: list[str]) -> int:
-    """Print the sections of every preset, in the order of ``replay --list``."""
+    """Print the sections of every preset, in the order of ``preset --list``."""
     if len(argv) not in (1, 2):
         print(__doc__, file=sys.stderr)
         return 2

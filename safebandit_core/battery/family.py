@@ -240,7 +240,7 @@ def prepare(settings: BatteryReplaySettings, data: Data = None) -> BatteryRun:
 
 FAMILY = dataclasses.replace(
     replay_core.make_family(BatteryReplaySettings, lambda s: fitted(s)[0].env, rounds=_rounds), command="battery",
-    cli="safebandit_core.battery.cli", page="pages/replay_battery.py", warmup=False, prepare=prepare,
+    cli="safebandit_core.battery.cli", page="pages/battery.py", warmup=False, prepare=prepare,
     fields=FIELDS, sweep_base=start)
 """The battery family: the logged-data replay (:func:`safebandit_core.data.replay.make_family`) of each settings'
 fitted problem, found in the data memo by the settings' source or ``data_hash`` (:func:`prepare` puts it there).

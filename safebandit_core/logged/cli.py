@@ -1,4 +1,4 @@
-"""``python -m safebandit_core data``: fit a logged table of contexts, doses, benefits and side effects, then replay
+"""``python -m safebandit_core logged``: fit a logged table of contexts, doses, benefits and side effects, then replay
 HPC-UCB, On-Expectation and ε-Greedy on the fitted model (seed 000 §7, for any log).
 
 Prints ONE summary (the schema of :mod:`safebandit_core.jsondoc`): the fit report under ``fit``, the fit's
@@ -43,7 +43,7 @@ EXAMPLE_COLUMNS = "; default: the built-in synthetic dose log's"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    """Flags of the ``data`` command."""
+    """Flags of the ``logged`` command."""
     d = LoggedSettings()
     p.add_argument("--file", default=None, metavar="F", help="a CSV (plain or .gz) or Parquet log, at most 64 MB; "
                                                              "default: the built-in synthetic dose log")

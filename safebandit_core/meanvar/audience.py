@@ -40,13 +40,13 @@ def notes(s: Any, summary: pd.DataFrame, frame: pd.DataFrame, names: Names) -> l
 
 
 MODEL = Model(
-    "mv", "Mean-variance bandits", "Reward and risk together (ρ·mean − variance), never far behind a riskless "
+    "meanvar", "Mean-variance bandits", "Reward and risk together (ρ·mean − variance), never far behind a riskless "
     "default.", ONE_SIZE, headline, notes, {"mvcucb": "new_rule", "mvucb": "usual_rule"},
     scenarios=(
-        Scenario("guarantee-on", "mv", "ρ above 2/(α·μ₀)",
+        Scenario("guarantee-on", "meanvar", "ρ above 2/(α·μ₀)",
                  "Score ρ·mean − variance with ρ = {rho:g}; may fall α = {alpha:g} behind a riskless {default} paying "
                  "μ₀ = {mu0:g}; {T:,} {round}s.", {**BASE, "rho": 40.0}),
-        Scenario("guarantee-off", "mv", "ρ below 2/(α·μ₀)",
+        Scenario("guarantee-off", "meanvar", "ρ below 2/(α·μ₀)",
                  "Score ρ·mean − variance with ρ = {rho:g}; may fall α = {alpha:g} behind a riskless {default} paying "
                  "μ₀ = {mu0:g}; {T:,} {round}s.", {**BASE, "rho": 15.0}),
     ),

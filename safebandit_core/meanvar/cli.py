@@ -1,4 +1,4 @@
-"""``python -m safebandit_core mv``: MV-CUCB or MV-UCB on seed 001's Bernoulli arms (MV-CBP).
+"""``python -m safebandit_core meanvar``: MV-CUCB or MV-UCB on seed 001's Bernoulli arms (MV-CBP).
 
 Prints a summary (one JSON object with ``--json``) and optionally writes the tidy per-round
 frame to ``--out`` (CSV or Parquet). When ``ρ ≤ 2/(α μ_0)`` the text output says plainly that
@@ -30,7 +30,7 @@ JSON_FIELDS = ("K", "alpha", "mu0", "rho", "base_seed")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """The ``mv`` flags; defaults are :class:`MVSettings`' defaults."""
+    """The ``meanvar`` flags; defaults are :class:`MVSettings`' defaults."""
     d = MVSettings()
     parser.add_argument("--policy", choices=(*NAMES, "all"), default=NAMES[0],
                         help="policy to run, or all (default %(default)s)")

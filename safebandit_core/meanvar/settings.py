@@ -32,7 +32,7 @@ class MVSettings:
     ``precision`` None means the device's default (float64 on the CPU, float32 on a GPU).
     """
 
-    KIND: ClassVar[str] = "mv"
+    KIND: ClassVar[str] = "meanvar"
 
     policies: tuple[str, ...] = NAMES
     K: int = 24

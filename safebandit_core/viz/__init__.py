@@ -4,9 +4,9 @@
   decimation for plotting, reused by every page;
 - :mod:`.dose`: the dose-model figures (regret, safe interval, realized cost, violation rates,
   slack, the cost distribution at one round, the dose curve);
-- :mod:`.conservative`, :mod:`.mv`: GenCB and MV-CUCB figures (regret with min–max band and the
+- :mod:`.conservative`, :mod:`.meanvar`: GenCB and MV-CUCB figures (regret with min–max band and the
   baseline, reward line, slack, default pulls, the mean–variance plane);
-- :mod:`.replay`: the papers' figures re-made, heatmaps of sweeps, theory overlays;
+- :mod:`.presets`: the papers' figures re-made, heatmaps of sweeps, theory overlays;
 - :mod:`.nonlinear`: the non-linear dose model's figures (the confidence set of candidate functions);
 - :mod:`.steps`: the step-through of one run, played in the browser from plotly frames;
 - :mod:`.scrub`: a safety knob scrubbed in the browser between precomputed frames;
@@ -17,6 +17,6 @@ Every module takes frames and plain numbers only and imports no JAX, directly or
 module (tests/core/test_boundaries.py follows every import).
 """
 
-from . import battery, common, conservative, dose, logged, mv, nonlinear, replay, scrub, steps
+from . import battery, common, conservative, dose, logged, meanvar, nonlinear, presets, scrub, steps
 
-__all__ = ["battery", "common", "conservative", "dose", "logged", "mv", "nonlinear", "replay", "scrub", "steps"]
+__all__ = ["battery", "common", "conservative", "dose", "logged", "meanvar", "nonlinear", "presets", "scrub", "steps"]

@@ -19,7 +19,7 @@ from safebandit_core.meanvar import MVSettings
 
 SMALL = {
     "dose": DoseSettings(T=120, d=3, seeds=2, refresh_every=40, base_seed=3),
-    "mv": MVSettings(K=5, T=150, seeds=2, rho=60.0, base_seed=1),
+    "meanvar": MVSettings(K=5, T=150, seeds=2, rho=60.0, base_seed=1),
     "conservative": ConservativeSettings(problem="clb", K=6, d=3, T=150, seeds=2, alpha=0.1),
     "nonlinear": NonlinearSettings(policies=("hpucb", "on_expectation"), size=8, d=3, T=150, seeds=2),
     "logged": LoggedSettings(T=2400, seeds=2),

@@ -16,7 +16,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from safebandit_core import cli, clikit, export, outputs, presets, replay_cli, sweep
+from safebandit_core import cli, clikit, export, outputs, preset_cli, presets, sweep
 from safebandit_core.conservative import cli as conservative_cli
 from safebandit_core.meanvar import cli as meanvar_cli
 
@@ -48,7 +48,7 @@ def no_compute(monkeypatch):
     def refuse(*_a, **_k):
         raise AssertionError("the command went on to compute")
 
-    for mod in (clikit, replay_cli, conservative_cli, meanvar_cli):
+    for mod in (clikit, preset_cli, conservative_cli, meanvar_cli):
         monkeypatch.setattr(mod, "check_device", refuse)
 
 

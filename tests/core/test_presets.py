@@ -24,14 +24,14 @@ ROW_KEYS = {"preset", "cell", "policy", "label", "settings", "metric", "value", 
 CLAIM_KEYS = {"claim", "statement", "paper", "ours", "verdict", "why"}
 VERDICTS = {presets.CONSISTENT, presets.INCONSISTENT, presets.NOT_SHOWN}
 KINDS = {"s000-table1": "dose", "s000-fig2": "dose", "s001-fig1a-cmab": "conservative",
-         "s001-fig1b-clb": "conservative", "s001-fig1c-cccb": "conservative", "s001-fig1d-mv": "mv",
+         "s001-fig1b-clb": "conservative", "s001-fig1c-cccb": "conservative", "s001-fig1d-mv": "meanvar",
          "s001-grid-cmab": "conservative", "s001-grid-clb": "conservative", "s001-grid-cccb": "conservative",
-         "s001-grid-mv": "mv"}
+         "s001-grid-mv": "meanvar"}
 
 @pytest.fixture(autouse=True)
 def replay_only(monkeypatch: pytest.MonkeyPatch) -> None:
     """The router with only the ``replay`` subcommand: these tests need no other subcommand's module."""
-    monkeypatch.setattr(cli, "commands", only_command("replay"))
+    monkeypatch.setattr(cli, "commands", only_command("preset"))
 
 
 def replay_json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict:
@@ -199,7 +199,7 @@ def table1_default() -> tuple[dict, float]:
     capture = io.StringIO()
     start = time.perf_counter()
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(cli, "commands", only_command("replay"))
+        mp.setattr(cli, "commands", only_command("preset"))
         mp.setattr("sys.stdout", capture)
         assert cli.main(["replay", "--preset", "s000-table1", "--json"]) == 0
     return json.loads(capture.getvalue()), time.perf_counter() - start

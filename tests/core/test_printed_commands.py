@@ -4,7 +4,7 @@ Collected, not copied: the README's command-line examples (its ```bash blocks), 
 "the same run from the command line" (:func:`safebandit_core.cli.command_for` over every family's
 default and first audience settings), the presets, battery and sweeps pages' lines
 (:mod:`safebandit_ui.tools`), and the README.txt of every export bundle: those the app writes for
-each settings kind and those ``sweep --out`` and ``replay --out`` write. Each runs in-process at a
+each settings kind and those ``sweep --out`` and ``preset --out`` write. Each runs in-process at a
 small size (:func:`small`) and must exit 0; with ``--json`` it must print one JSON object.
 """
 
@@ -32,7 +32,7 @@ from tests.conftest import ROOT
 PROG = "-m safebandit_core"
 SIZES = {"--T": "200", "--seeds": "1", "--dim": "16"}
 """What :func:`small` sets: 200 rounds, one seed, a 16-wide battery embedding."""
-SIZED = {"dose", "nonlinear", "conservative", "mv", "battery", "data"}
+SIZED = {"dose", "nonlinear", "conservative", "meanvar", "battery", "logged"}
 """Commands whose size flags :func:`small` adds when the line leaves them at the (large) defaults."""
 DISTRIBUTED = {"--coordinator": 1, "--num-processes": 1, "--process-id": 1, "--distributed": 1,
                "--connect-timeout": 1, "--heartbeat-timeout": 1}
@@ -43,7 +43,7 @@ PLACEHOLDERS = {"HOST:PORT": "127.0.0.1:7311", "N": "2", "I": "0"}
 
 def small(argv: list[str]) -> list[str]:
     """``argv`` at a test's size: ``--T``, ``--seeds`` and ``--dim`` set to :data:`SIZES` (added to the model
-    commands and to ``replay --preset`` when absent), ``--full`` dropped, and the flags that join several
+    commands and to ``preset --preset`` when absent), ``--full`` dropped, and the flags that join several
     processes dropped (:func:`distributed_part` checks those separately). Everything else is kept as shown."""
     out, i = [], 0
     while i < len(argv):
@@ -60,7 +60,7 @@ def small(argv: list[str]) -> list[str]:
             i += 2
             continue
         i += 1
-    if out and (out[0] in SIZED or (out[0] == "replay" and "--preset" in out)):
+    if out and (out[0] in SIZED or (out[0] == "preset" and "--preset" in out)):
         for flag in ("--T", "--seeds"):
             if flag not in out:
                 out += [flag, SIZES[flag]]
@@ -177,8 +177,8 @@ def own_keys(command: str) -> set[str]:
 def test_small_rewrites_sizes_and_drops_the_process_flags():
     assert small(["dose", "--T", "10000", "--seeds", "5", "--json"]) == ["dose", "--T", "200", "--seeds", "1",
                                                                         "--json"]
-    assert small(["replay", "--preset", "x", "--full"]) == ["replay", "--preset", "x", "--T", "200", "--seeds", "1"]
-    assert small(["replay", "--list"]) == ["replay", "--list"]
+    assert small(["preset", "--preset", "x", "--full"]) == ["preset", "--preset", "x", "--T", "200", "--seeds", "1"]
+    assert small(["preset", "--list"]) == ["preset", "--list"]
     assert small(["sweep", "--settings", "s.json", "--coordinator", "HOST:PORT", "--num-processes", "N",
                   "--process-id", "I"]) == ["sweep", "--settings", "s.json"]
     assert distributed_part(["sweep", "--coordinator", "HOST:PORT", "--num-processes", "N", "--process-id", "I"]) \
@@ -206,7 +206,7 @@ def test_every_printed_command_runs(workdir, capsys, monkeypatch):
 def test_the_bundles_the_command_line_writes_name_real_pages_and_commands_that_run(workdir, capsys):
     titles = {p.title for p in registry.PAGES}
     run(["sweep", "--settings", "sweep.json", "--out", "out", "--json"], capsys)
-    run(["replay", "--preset", "s000-table1", "--T", "200", "--seeds", "1", "--out", "out"], capsys)
+    run(["preset", "--preset", "s000-table1", "--T", "200", "--seeds", "1", "--out", "out"], capsys)
     bundles = sorted((workdir / "out").glob("*.zip"))
     assert len(bundles) == 2
     for path in bundles:
@@ -230,14 +230,15 @@ def test_every_json_help_names_the_one_schema():
     choices = cli.build_parser()._subparsers._group_actions[0].choices
     helps = {name: next(a.help for a in p._actions if "--json" in a.option_strings)
              for name, p in choices.items() if name not in NOT_RUNS}
-    assert set(helps) == set(cli.commands()) - set(NOT_RUNS)
+    aliases = {old for names in cli.command_aliases().values() for old in names}
+    assert set(helps) == (set(cli.commands()) | aliases) - set(NOT_RUNS)
     for name, text in helps.items():
         assert text.startswith(jsondoc.HELP), name
 
 
-def test_the_replay_json_is_the_object_its_help_describes(workdir, capsys):
-    doc = json.loads(run(["replay", "--preset", "s000-table1", "--T", "200", "--seeds", "1", "--json"], capsys))
-    assert set(doc) == set(jsondoc.ENVELOPE) | own_keys("replay") - {"compute_seconds"}  # that one with --resume
+def test_the_preset_json_is_the_object_its_help_describes(workdir, capsys):
+    doc = json.loads(run(["preset", "--preset", "s000-table1", "--T", "200", "--seeds", "1", "--json"], capsys))
+    assert set(doc) == set(jsondoc.ENVELOPE) | own_keys("preset") - {"compute_seconds"}  # that one with --resume
 
 
 def test_the_module_runs_as_a_program():

@@ -45,7 +45,7 @@ def test_command_line_names_the_paper_size() -> None:
     full = presets.PresetRun.full("s001-fig1a-cmab")
     assert report.command_line(full, "float64").endswith("--preset s001-fig1a-cmab --full")
     small = presets.PresetRun("s000-table1", seeds=2, T=100, base_seed=3, precision="float32")
-    assert report.command_line(small, "float64") == ("python -m safebandit_core replay --preset s000-table1 "
+    assert report.command_line(small, "float64") == ("python -m safebandit_core preset --preset s000-table1 "
                                                      "--seeds 2 --T 100 --base-seed 3 --precision float32")
 
 

@@ -48,9 +48,9 @@ def test_every_scenario_validates_and_is_described():
 
 
 def test_mean_variance_scenarios_sit_on_both_sides_of_the_condition():
-    sides = {assumption_ok(s.alpha, s.mu0, s.rho) for s in (sc.settings() for sc in scenarios.of_kind("mv"))}
+    sides = {assumption_ok(s.alpha, s.mu0, s.rho) for s in (sc.settings() for sc in scenarios.of_kind("meanvar"))}
     assert sides == {True, False}
-    for sc in scenarios.of_kind("mv"):
+    for sc in scenarios.of_kind("meanvar"):
         s = sc.settings()
         assert ("above" in sc.title) == assumption_ok(s.alpha, s.mu0, s.rho)
 
@@ -72,7 +72,8 @@ def test_headlines_are_computed_from_each_run(summaries):
             assert f"After {s.T:,} visits" in text
     strict = summaries["strict-board"]
     assert "On-Expectation did not" in scenarios.models()["dose"].headline(strict[0], strict[1], Names())
-    on, off = (scenarios.models()["mv"].headline(*summaries[k][:2], Names()) for k in ("guarantee-on", "guarantee-off"))
+    on, off = (scenarios.models()["meanvar"].headline(*summaries[k][:2], Names())
+               for k in ("guarantee-on", "guarantee-off"))
     assert "the condition of MV-CUCB's guarantee" in on and "does not apply" in off
 
 

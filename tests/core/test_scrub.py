@@ -21,7 +21,7 @@ SMALL = {
     "dose": DoseSettings(T=120, seeds=2, d=3),
     "nonlinear": NonlinearSettings(T=120, seeds=2, d=3, size=16),
     "conservative": ConservativeSettings(T=120, seeds=2, K=6),
-    "mv": MVSettings(T=120, seeds=2, K=5),
+    "meanvar": MVSettings(T=120, seeds=2, K=5),
 }
 """Settings whose knob sits on the family's scrub axis (the pages' defaults: τ 0.5, α 0.05, ρ 30)."""
 
@@ -66,7 +66,7 @@ def test_the_cache_key_ignores_the_scrubbed_knob_only():
 
 
 def test_nearest_value_and_shown_rounds():
-    axis = scrub.axis_of(families.of(SMALL["mv"]))
+    axis = scrub.axis_of(families.of(SMALL["meanvar"]))
     assert axis.values[scrub.nearest(axis, 30.0)] == 30.0
     assert axis.values[scrub.nearest(axis, 33.0)] == 30.0
     idx = scrub.shown_rounds(10_000)

@@ -197,6 +197,6 @@ def test_the_server_the_uploaders_and_the_command_line_share_one_limit() -> None
     server = config.split("[server]", 1)[1].split("\n[", 1)[0]
     assert re.findall(r"^maxUploadSize\s*=\s*(\d+)\s*$", server, re.M) == [str(uploads.MAX_UPLOAD_MB)]
     assert logged.MAX_FILE_BYTES == uploads.MAX_UPLOAD_BYTES == uploads.MAX_UPLOAD_MB * 1_000_000
-    for page in ("pages/your_data.py", "pages/replay_battery.py", "safebandit_ui/forms.py"):
+    for page in ("pages/logged.py", "pages/battery.py", "safebandit_ui/forms.py"):
         source = (ROOT / page).read_text()
         assert "max_upload_size=" in source and "2**20" not in source, page

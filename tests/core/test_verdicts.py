@@ -11,7 +11,7 @@ import re
 import pandas as pd
 import pytest
 
-from safebandit_core import cli, presets, replay_cli
+from safebandit_core import cli, preset_cli, presets
 from tests.conftest import ROOT
 
 SEED_NAME = re.compile(r"seed[ _-]?00[01]", re.IGNORECASE)
@@ -97,7 +97,7 @@ def test_paper_table_says_where_each_row_lies_and_what_the_verdict_accepts():
 
 def test_replay_lines_print_rates_in_percent_beside_the_papers_percent(capsys):
     rows = presets.summary_rows(summary_rows({"hpucb": 0.0003, "on_expectation": 0.2}))
-    replay_cli._print_table(["head"], rows)
+    preset_cli._print_table(["head"], rows)
     out = capsys.readouterr().out.splitlines()
     assert out[0] == "head"
     assert out[1].endswith("violation_rate  0.03 %  [0.015 %, 0.06 %]  (paper: 0.02 %; ours above)"), out[1]

@@ -78,7 +78,7 @@ CASES = [
 @pytest.fixture
 def data_only(monkeypatch: pytest.MonkeyPatch) -> None:
     """The command-line router with the data command only."""
-    monkeypatch.setattr(cli, "commands", only_command("data"))
+    monkeypatch.setattr(cli, "commands", only_command("logged"))
 
 
 def settings(**kw) -> logged.LoggedSettings:

@@ -103,7 +103,7 @@ def test_the_built_in_example_is_synthetic_and_its_truth_is_recovered() -> None:
 
 
 def test_the_command_line_prints_the_fit_and_every_policy(tmp_path: Path, capsys, monkeypatch) -> None:
-    monkeypatch.setattr(cli, "commands", only_command("data"))
+    monkeypatch.setattr(cli, "commands", only_command("logged"))
     out = tmp_path / "rounds.parquet"
     assert cli.main(["data", "--T", str(T), "--seeds", str(SEEDS), "--json", "--out", str(out)]) == 0
     summary = json.loads(capsys.readouterr().out)

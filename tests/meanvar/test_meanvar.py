@@ -249,7 +249,7 @@ def small_settings(**kw):
 
 def test_registry_and_kind():
     s = small_settings()
-    assert families.get("mv") is FAMILY and families.of(s) is FAMILY and FAMILY.kind == MVSettings.KIND == "mv"
+    assert families.get("mv") is FAMILY and families.of(s) is FAMILY and FAMILY.kind == MVSettings.KIND == "meanvar"
     assert FAMILY.policies(s) == ("mvcucb", "mvucb") and FAMILY.label("mvcucb") == "MV-CUCB"
     assert [a.field for a in FAMILY.axes] == ["alpha", "rho"] and set(FAMILY.traced) >= {"alpha", "rho"}
     mv_star = float(np.max(s.rho * arm_means(s.K) - arm_means(s.K) * (1 - arm_means(s.K))))
@@ -365,7 +365,7 @@ def test_settings_validation_names_field(change, field):
 def test_settings_round_trip():
     s = MVSettings(K=7, rho=12.5)
     data = json.loads(json.dumps(to_dict(s)))
-    assert data["kind"] == "mv" and from_dict(MVSettings, data) == s
+    assert data["kind"] == "meanvar" and from_dict(MVSettings, data) == s
     saved = {"kind": "mv", "policies": ["mvcucb", "mvucb"], "K": 24, "alpha": 0.05, "mu0": 0.7, "rho": 10.0,
              "T": 10000, "seeds": 50, "base_seed": 0, "precision": None}
     assert from_dict(MVSettings, saved) == MVSettings(alpha=0.05, rho=10.0, seeds=50)
@@ -374,11 +374,11 @@ def test_settings_round_trip():
 @pytest.fixture
 def mv_router(monkeypatch):
     """The command-line router with only the ``mv`` command, so this file tests that command alone."""
-    monkeypatch.setattr(cli, "commands", only_command("mv"))
+    monkeypatch.setattr(cli, "commands", only_command("meanvar"))
     return cli.main
 
 
-ROUTER_SCRIPT = ("import sys; from safebandit_core import cli; only = {'mv': cli.commands()['mv']}; "
+ROUTER_SCRIPT = ("import sys; from safebandit_core import cli; only = {'meanvar': cli.commands()['meanvar']}; "
                  "cli.commands = lambda: only; sys.exit(cli.main(sys.argv[1:]))")
 
 

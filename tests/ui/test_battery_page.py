@@ -22,7 +22,7 @@ from safebandit_ui import live, pagekit
 from tests.battery.test_battery_experiment import cell_mat_bytes
 from tests.ui.helpers import app, bundle_of, charts, download_labels, errors, open_page
 
-PAGE = "pages/replay_battery.py"
+PAGE = "pages/battery.py"
 TIMEOUT = 180
 TINY = {"bat_dim": 32, "bat_T": 200, "bat_seeds": 2}
 REPLAY_CHARTS = ("regret", "safe", "cost", "violations")

@@ -17,7 +17,7 @@ from tests.ui import wsclient
 from tests.ui.browserkit import Requests, serve, wait_idle
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
-PAGES = ("dose", "conservative", "mean_variance", "nonlinear") * 2
+PAGES = ("dose", "conservative", "meanvar", "nonlinear") * 2
 CHARTS = "[data-testid='stPlotlyChart'] .js-plotly-plot .main-svg"
 SETTLE_MS = 240_000
 

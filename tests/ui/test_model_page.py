@@ -13,7 +13,7 @@ MODEL_PAGES = [f for f in families.FAMILIES.values() if f.page_spec]
 
 
 def test_the_four_model_families_have_a_page_spec():
-    assert {f.kind for f in MODEL_PAGES} == {"dose", "nonlinear", "conservative", "mv"}
+    assert {f.kind for f in MODEL_PAGES} == {"dose", "nonlinear", "conservative", "meanvar"}
 
 
 @pytest.mark.parametrize("family", MODEL_PAGES, ids=lambda f: f.kind)

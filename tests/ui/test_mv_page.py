@@ -15,7 +15,7 @@ from safebandit_core.conservative import ConservativeSettings
 from safebandit_core.meanvar import MVSettings
 from tests.ui.helpers import bundle_of, charts, download_labels, errors, open_page, warnings
 
-PAGE = "pages/mean_variance.py"
+PAGE = "pages/meanvar.py"
 SMALL = {"mv_T": 400, "mv_seeds": 2, "mv_K": 8}
 FIGURES = {"regret", "zoom", "slack", "default_pulls", "arms", "scrub"}
 pytestmark = pytest.mark.usefixtures("fresh_caches")

@@ -79,7 +79,7 @@ def test_the_audiences_names_reach_the_headline_and_the_axes():
 
 def test_present_on_any_page_switches_to_its_model_and_exit_returns():
     """?present=1 on the dose page opens the dose model's screen (even after another model was on it)."""
-    at = app({"T": 1000, "present_model": "mv"}).run()
+    at = app({"T": 1000, "present_model": "meanvar"}).run()
     at.query_params[shell.PRESENT_KEY] = "1"
     at.switch_page("pages/dose.py").run()
     assert not at.exception, [e.message for e in at.exception]

@@ -37,7 +37,7 @@ def upload(at: AppTest, key: str, name: str, data: dict) -> AppTest:
 def test_the_three_pages_are_under_paper_replays():
     from safebandit_ui import registry
 
-    section = {p.path: p.title for p in registry.grouped()["Paper replays"]}
+    section = {p.path: p.title for p in registry.grouped()["The papers' experiments"]}
     assert {PRESETS: "Paper presets", SWEEPS: "Sweeps", THEORY: "Theory overlays"}.items() <= section.items()
     assert "pages/replay_synthetic.py" not in {p.path for p in registry.PAGES}
 
@@ -45,7 +45,7 @@ def test_the_three_pages_are_under_paper_replays():
 def test_preset_run_shows_figures_and_one_computed_verdict_per_claim():
     at = open_page(PRESETS, TABLE1, timeout=TIMEOUT)
     assert not charts(at) and any("Run this experiment" in i.value for i in at.info)
-    assert [c.value for c in at.code] == ["python -m safebandit_core replay --preset s000-table1 --seeds 2 --T 1000"]
+    assert [c.value for c in at.code] == ["python -m safebandit_core preset --preset s000-table1 --seeds 2 --T 1000"]
     at.button(key="preset_run").click().run()
     assert not at.exception, [e.message for e in at.exception]
     assert any("8 settings × 2 seeds × T = 1,000" in c.value for c in at.caption)
@@ -72,7 +72,7 @@ def test_paper_size_disables_the_size_boxes_and_names_full_in_the_command():
     assert at.number_input(key="preset_seeds").disabled and at.number_input(key="preset_T").disabled
     # the greyed boxes show what will run: the paper's size, not the quick one
     assert (at.number_input(key="preset_seeds").value, at.number_input(key="preset_T").value) == (50, 100_000)
-    assert [c.value for c in at.code] == ["python -m safebandit_core replay --preset s001-fig1a-cmab --full"]
+    assert [c.value for c in at.code] == ["python -m safebandit_core preset --preset s001-fig1a-cmab --full"]
     assert "50 seeds × T = 100,000" in " ".join(m.value for m in at.markdown)
     at.checkbox(key="preset_full").uncheck().run()  # the boxes get their own values back
     assert (at.number_input(key="preset_seeds").value, at.number_input(key="preset_T").value) == (7, 50_000)
@@ -116,9 +116,9 @@ def test_sweep_draws_heatmaps_a_table_and_the_several_machines_command():
     assert [h["type"] for h in heat] == ["heatmap", "heatmap"] and heat[0]["x"] == ["0.2", "1"]
     assert len(at.table[0].value) == 4 * 2  # cells × policies
     assert any("--coordinator HOST:PORT --num-processes N --process-id I" in c.value for c in at.code)
-    at.selectbox(key="sweep_kind").select("mv").run()
-    at.text_input(key="sweep_mv_alpha").input("0.05, 0.3").run()
-    at.text_input(key="sweep_mv_rho").input("10, 100").run()
+    at.selectbox(key="sweep_kind").select("meanvar").run()
+    at.text_input(key="sweep_meanvar_alpha").input("0.05, 0.3").run()
+    at.text_input(key="sweep_meanvar_rho").input("10, 100").run()
     assert not at.exception and not errors(at)
     assert {"sweep_regret", "sweep_slack", "sweep_default_pulls"} == set(charts(at))
 
@@ -128,10 +128,11 @@ def test_sweep_bad_values_name_the_field_and_a_restore_recreates_the_sweep():
     at.text_input(key="sweep_dose_tau").input("0.1, oops").run()
     assert not at.exception and not charts(at)
     assert any(e.startswith("**τ values** must be a comma-separated list of numbers") for e in errors(at))
-    spec = sweep.SweepSpec("mv", MVSettings(K=6, T=200, seeds=2, precision="float64"), (0.05, 0.3), (10.0, 100.0))
+    spec = sweep.SweepSpec("meanvar", MVSettings(K=6, T=200, seeds=2, precision="float64"), (0.05, 0.3), (10.0, 100.0))
     upload(at, "sweep_upload", "sweep.json", spec.to_dict())
     assert [s.value for s in at.success] == ["Restored the settings of sweep.json."]
-    assert at.selectbox(key="sweep_kind").value == "mv" and at.text_input(key="sweep_mv_rho").value == "10, 100"
+    assert at.selectbox(key="sweep_kind").value == "meanvar"
+    assert at.text_input(key="sweep_meanvar_rho").value == "10, 100"
     assert at.number_input(key="sweep_T").value == 200
     assert any("come from the restored file" in c.value for c in at.sidebar.caption)
     shown = charts(at)["sweep_slack"]["data"]

@@ -21,8 +21,8 @@ from safebandit_ui import live, store, warmup
 from tests.ui.browserkit import serve
 from tests.ui.helpers import APP, ROOT, cleared_caches, open_page
 
-PAGES = ("pages/dose.py", "pages/nonlinear.py", "pages/conservative.py", "pages/mean_variance.py",
-         "pages/your_data.py")
+PAGES = ("pages/dose.py", "pages/nonlinear.py", "pages/conservative.py", "pages/meanvar.py",
+         "pages/logged.py")
 
 
 @pytest.fixture(scope="module")
@@ -43,11 +43,11 @@ def stored() -> set[str]:
 def test_every_opening_run_is_in_the_jobs():
     dev = device.default_device_id()
     names = [job.name for job in warmup.jobs(dev)]
-    assert names[:4] == ["dose", "nonlinear", "conservative", "mv"], "the model pages come first"
+    assert names[:4] == ["dose", "nonlinear", "conservative", "meanvar"], "the model pages come first"
     assert {f"present:{sc.key}" for sc in scenarios.every()} <= set(names)
     assert {f"lesson:{scene.slug}" for scene in lessons.SCENES} <= set(names)
     assert "logged" in names and "battery" not in names
-    assert {"scrub:dose", "scrub:nonlinear", "scrub:conservative", "scrub:mv"} <= set(names)
+    assert {"scrub:dose", "scrub:nonlinear", "scrub:conservative", "scrub:meanvar"} <= set(names)
 
 
 def test_the_warm_up_finishes_without_failures(warmed):
@@ -61,7 +61,7 @@ def test_a_page_with_untouched_controls_finds_the_warm_up_run(warmed, page):
     at = open_page(page)
     ran = [c.value for c in at.caption if c.value.startswith("Ran on")]
     assert ran and "already computed on this server" in ran[0], (page, ran)
-    if page != "pages/your_data.py":
+    if page != "pages/logged.py":
         assert "scrub" in {el.key for el in at.get("plotly_chart")}, page
     assert stored() == before, f"{page} computed its opening run or its scrub chart again"
 

@@ -15,7 +15,7 @@ from tests.core.test_uploads import lying, patch, zipped
 from tests.logged.planted import csv_bytes, planted
 from tests.ui.helpers import charts, download_labels, errors, open_page
 
-PAGE = "pages/your_data.py"
+PAGE = "pages/logged.py"
 TIMEOUT = 180
 FIT_CHARTS = {"fit_plot", "residuals"}
 REPLAY_CHARTS = {"regret", "violations", "cost", "safe"}

@@ -13,7 +13,7 @@ import pytest
 
 from safebandit_core import captions
 from safebandit_core.viz import conservative as vc
-from safebandit_core.viz import mv as vm
+from safebandit_core.viz import meanvar as vm
 
 LABELS = {"gencb": "GenCB", "conucb": "ConUCB", "ucb": "UCB", "mvcucb": "MV-CUCB", "mvucb": "MV-UCB"}
 T = 40

@@ -16,7 +16,7 @@ from safebandit_core.meanvar.fields import ARMS, CONSTRAINT, RUNS
 from safebandit_core.model import Run
 from safebandit_core.settings import SettingsError
 from safebandit_core.viz import conservative as vc
-from safebandit_core.viz import mv as vm
+from safebandit_core.viz import meanvar as vm
 
 from .. import model_page, pagekit, shell
 
@@ -177,6 +177,6 @@ SPEC = model_page.Spec(
     figures=figures,
     texts=texts,
     sections=(summary_table,),
-    stem=lambda s: f"mean_variance_T{s.T}_K{s.K}_rho{s.rho:g}_seed{s.base_seed}",
+    stem=lambda s: f"meanvar_T{s.T}_K{s.K}_rho{s.rho:g}_seed{s.base_seed}",
     key_prefix="mv_",
 )

@@ -1,4 +1,4 @@
-"""``python -m safebandit_core replay``: list the papers' experiments, or run one at any size.
+"""``python -m safebandit_core preset``: list the papers' experiments, or run one at any size.
 
 ``--list`` prints one line per preset. ``--preset NAME`` runs it (default: its quick size;
 ``--full`` for the paper's; ``--seeds``/``--T`` override either) and prints its summary rows and
@@ -28,7 +28,7 @@ from . import clikit, jsondoc, outputs, progress
 from .clikit import CliError, check_device, emit, settings_error_line
 from .settings import SettingsError
 
-HELP = "Replay an experiment of either paper (Table 1, Figures 1 and 2, the appendix grids) at any size."
+HELP = "Run an experiment of either paper (Table 1, Figures 1 and 2, the appendix grids) at any size."
 
 FLAGS = {"preset": "--preset", "seeds": "--seeds", "T": "--T", "base_seed": "--base-seed",
          "precision": "--precision"}
@@ -88,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
         from .resume import run_resumable
 
         try:
-            with progress.line(f"replay {preset.name}") as tick:
+            with progress.line(f"preset {preset.name}") as tick:
                 result = run_resumable(run_settings, args.resume, device=args.device, progress=tick)
         except SettingsError as err:
             raise CliError(settings_error_line(err, {"resume": "--resume"})) from None
@@ -96,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     with clikit.joined(options) as role:
         check_device(args.device)
-        with progress.line(f"replay {preset.name}") as tick:
+        with progress.line(f"preset {preset.name}") as tick:
             result = presets.run_preset(run_settings, device=args.device, shard=False if args.no_shard else None,
                                         progress=tick)
         if role.writer:

@@ -1,4 +1,4 @@
-"""Paper replays at full size: *Safety by Design*'s Table 1 and Figure 2, *One-size-fits-all*'s Figure 1 (a)–(d).
+"""Presets at full size: *Safety by Design*'s Table 1 and Figure 2, *One-size-fits-all*'s Figure 1 (a)–(d).
 
 Each row is one preset run from cold (compilation included, as a first visitor of the *Paper
 presets* page would wait), on the CPU and, when JAX sees one, on the GPU: every sweep of the
@@ -23,7 +23,7 @@ def _row(name: str, quick: bool, dev: str) -> dict:
     seconds = time.perf_counter() - start
     p = result.preset
     work = sum(r.outputs["regret"].size for r in result.sweeps)  # cells × policies × seeds × rounds
-    return {"benchmark": f"replay {name}",
+    return {"benchmark": f"preset {name}",
             "setting": f"{p.n_cells} cells x {run.seeds} seeds x T={run.T:,}, {result.device}, {result.precision}",
             "seconds": seconds,
             "note": f"cold, compile included; {work / seconds / 1e6:.2f} M policy-rounds/s"}

@@ -228,7 +228,7 @@ def main() -> None:
     with_data = st.checkbox("Include the data file in the zip", key="yd_include_data",
                             help="Off by default: the settings name the file by its name and content hash only.")
     extra = {"fit": run.report(), **({"data": bundle_member(data, raw.name)} if with_data else {})}
-    downloads.downloads(s, lambda: families.tidy(result), f"your_data_T{s.T}_seed{s.base_seed}", summary=summary,
+    downloads.downloads(s, lambda: families.tidy(result), f"logged_T{s.T}_seed{s.base_seed}", summary=summary,
                         extra=lambda: extra, device=result.device, precision=result.precision)
 
 
