@@ -7,7 +7,7 @@ import copy
 import numpy as np
 import plotly.graph_objects as go
 
-from safebandit_core.viz.common import compact
+from safebandit_core.viz.common import NARROW_FROM, compact
 from tests.ui.helpers import array
 
 
@@ -34,17 +34,19 @@ def test_float_arrays_go_as_float32_to_within_float32_rounding_and_the_rest_is_u
     assert out["data"][1] == before["data"][1] and out["layout"] == before["layout"]
 
 
-def test_values_beyond_float32_stay_float64_and_gaps_stay_gaps():
-    huge = go.Figure(go.Scatter(y=np.array([1.0, 1e300]))).to_dict()
-    assert compact(huge) == huge
-    gaps = compact(go.Figure(go.Scatter(y=np.array([1.0, np.nan, np.inf, -2.5]))).to_dict())
-    y = array(gaps["data"][0]["y"])
-    assert y.dtype == np.float32 and np.isnan(y[1]) and y[2] == np.inf and y[[0, 3]].tolist() == [1.0, -2.5]
+def test_short_arrays_and_values_beyond_float32_stay_float64_and_gaps_stay_gaps():
+    long = np.ones(NARROW_FROM)
+    few = go.Figure(go.Bar(y=np.array([0.125, 2.5, 1 / 3]))).to_dict()
+    huge = go.Figure(go.Scatter(y=np.concatenate([long, [1e300]]))).to_dict()
+    assert compact(few) == few and compact(huge) == huge
+    values = np.concatenate([long, [np.nan, np.inf, -2.5]])
+    y = array(compact(go.Figure(go.Scatter(y=values)).to_dict())["data"][0]["y"])
+    assert y.dtype == np.float32 and np.isnan(y[-3]) and y[-2] == np.inf and y[-1] == -2.5
 
 
 def test_frames_are_compacted_too():
-    fig = go.Figure(go.Scatter(y=np.linspace(0, 1, 50)), frames=[go.Frame(data=[go.Scatter(y=np.linspace(1, 2, 50))],
-                                                                          name="f")])
+    y = np.linspace(1, 2, NARROW_FROM)
+    fig = go.Figure(go.Scatter(y=y - 1), frames=[go.Frame(data=[go.Scatter(y=y)], name="f")])
     out = compact(fig.to_dict())
     assert out["frames"][0]["data"][0]["y"]["dtype"] == "f4"
-    np.testing.assert_allclose(array(out["frames"][0]["data"][0]["y"]), np.linspace(1, 2, 50), rtol=2.0 ** -24)
+    np.testing.assert_allclose(array(out["frames"][0]["data"][0]["y"]), y, rtol=2.0 ** -24)
