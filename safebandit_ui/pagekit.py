@@ -122,9 +122,10 @@ def chart(container: Any, fig: go.Figure, key: str, keep: bool = True, **kwargs:
 
 
 def draw_charts(slots: Mapping[str, Any], figures: Mapping[str, go.Figure], suffix: str = "") -> None:
-    """Each figure into the slot of its name, keyed ``name + suffix`` (unique per live update)."""
+    """Each figure into the slot of its name, keyed ``name + suffix`` (unique per live update; a live update's
+    figures are drawn once, so their encoding is not kept)."""
     for name, fig in figures.items():
-        chart(slots[name], fig, f"{name}{suffix}")
+        chart(slots[name], fig, f"{name}{suffix}", keep=not suffix)
 
 
 def chart_row(slots: dict[str, Any], name: str, title: str) -> Any:
