@@ -166,16 +166,33 @@ def _sessions(browser: Any, url: str, n: int) -> tuple[float, int]:
     return slowest, errors
 
 
+def _received(pg: Any) -> list[int]:
+    """A one-element list that counts the bytes ``pg`` receives over its websockets from now on (set it to 0 to
+    start a count)."""
+    count = [0]
+
+    def add(data: Any) -> None:
+        count[0] += len(data)
+
+    pg.on("websocket", lambda ws: ws.on("framereceived", add))
+    return count
+
+
 def _one_page(browser: Any, url: str, page: ModelPage, steps: int) -> list[dict]:
-    """First visit (after the warm-up), reload, slider steps, T and the size changed, on one page."""
+    """First visit (after the warm-up), reload, slider steps, T and the size changed, on one page; the reload and
+    step rows note the bytes the page received over its websocket (a figure that does not depend on the load)."""
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     try:
         pg = context.new_page()
+        received = _received(pg)
         rows = [_page_row(page, "first visit after the warm-up", _visit(pg, f"{url}/{page.path}"))]
-        rows.append(_page_row(page, "reload, same settings", _reload(pg)))
+        received[0] = 0
+        rows.append(_page_row(page, "reload, same settings", _reload(pg), f"{received[0] / 1024:.0f} KiB received"))
+        received[0] = 0
         taken = [_step(pg, page.knob) for _ in range(steps)]
         rows.append(_page_row(page, "one slider step (median)", statistics.median(taken),
-                              f"{page.knob.split(' (')[0]}: {len(taken)} steps, slowest {max(taken):.2f} s"))
+                              f"{page.knob.split(' (')[0]}: {len(taken)} steps, slowest {max(taken):.2f} s, "
+                              f"{received[0] / 1024 / len(taken):.0f} KiB received per step"))
         rows.append(_page_row(page, "T changed", _type(pg, "Rounds T", page.T_value), f"T → {page.T_value}"))
         rows.append(_page_row(page, "size changed inside its width", _type(pg, page.size, page.size_value),
                               f"{page.size} → {page.size_value}"))

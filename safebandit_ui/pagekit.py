@@ -16,7 +16,8 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from safebandit_core import captions, sweep, uploads
-from safebandit_core.memo import Memo
+from safebandit_core.memo import Memo, nbytes
+from safebandit_core.viz.common import compact
 
 from . import forms, links, pins, shell, store
 
@@ -79,10 +80,52 @@ def with_pins(figures: Mapping[str, go.Figure], kind: str, settings: Any = None)
     return pins.overlay_all({name: go.Figure(fig) for name, fig in figures.items()}, kind, settings)
 
 
+class Serialised(go.Figure):
+    """A figure already turned into plotly's dict: ``st.plotly_chart`` asks a figure for ``to_dict()``, which here
+    returns the dict made once instead of copying and encoding every trace again on every rerun."""
+
+    def __init__(self, spec: dict[str, Any]) -> None:
+        super().__init__()
+        self._spec = spec
+
+    def to_dict(self) -> dict[str, Any]:
+        """The dict made once (shared: never change it in place)."""
+        return self._spec
+
+
+SERIALISED_BYTES = 32 * 2**20
+"""What :func:`serialised` keeps: the dicts of the figures drawn lately, up to this many bytes, least recently drawn
+dropped."""
+
+
+@st.cache_resource(show_spinner=False)
+def _serialised() -> Memo:
+    """The process-wide dicts of drawn figures, by figure (the entry holds the figure, so its id stays its own)."""
+    return Memo(SERIALISED_BYTES, measure=lambda entry: nbytes(entry[1].to_dict()))
+
+
+def serialised(fig: go.Figure, keep: bool = True) -> Serialised:
+    """``fig`` as the browser gets it (:func:`safebandit_core.viz.common.compact`: float arrays as float32), made once
+    per figure object when ``keep``: a figure shared through :func:`per_run` or the store is encoded on its first
+    drawing only. A figure built anew on every rerun passes ``keep=False`` (nothing to reuse)."""
+    if isinstance(fig, Serialised):
+        return fig
+    if not keep:
+        return Serialised(compact(fig.to_dict()))
+    return _serialised().get(id(fig), lambda: (fig, Serialised(compact(fig.to_dict()))))[1]
+
+
+def chart(container: Any, fig: go.Figure, key: str, keep: bool = True, **kwargs: Any) -> Any:
+    """``container.plotly_chart`` of ``fig`` (``key`` and ``kwargs`` as there), sent as :func:`serialised` makes it
+    (``keep``: the figure is shared, drawn again on later reruns)."""
+    return container.plotly_chart(serialised(fig, keep), key=key, **kwargs)
+
+
 def draw_charts(slots: Mapping[str, Any], figures: Mapping[str, go.Figure], suffix: str = "") -> None:
-    """Each figure into the slot of its name, keyed ``name + suffix`` (unique per live update)."""
+    """Each figure into the slot of its name, keyed ``name + suffix`` (unique per live update; a live update's
+    figures are drawn once, so their encoding is not kept)."""
     for name, fig in figures.items():
-        slots[name].plotly_chart(fig, key=f"{name}{suffix}")
+        chart(slots[name], fig, f"{name}{suffix}", keep=not suffix)
 
 
 def chart_row(slots: dict[str, Any], name: str, title: str) -> Any:

@@ -20,7 +20,7 @@ from safebandit_core import families, scrub
 from safebandit_core.settings import SettingsError
 from safebandit_core.viz import scrub as vs
 
-from . import shell, store
+from . import pagekit, shell, store
 
 CHART_KEY = "scrub"
 MAX_WORK = 40_000_000
@@ -144,4 +144,4 @@ def section(settings: Any, ctx: shell.RunContext) -> None:
     start = "" if axis.values[current] == own else (f" It starts at {axis.symbol} = {axis.values[current]:g}, the "
                                                     f"computed value nearest this page's {own:g}.")
     st.caption(HOW.format(symbol=axis.symbol, draws=family.draws) + start)
-    st.plotly_chart(fig, key=CHART_KEY, config={"displayModeBar": False})
+    pagekit.chart(st, fig, CHART_KEY, config={"displayModeBar": False})

@@ -116,7 +116,7 @@ def slack_and_table(s: DoseSettings, run: Run, v: model_page.Views, ctx: shell.R
     summary = v["summary"]
     st.subheader("Slack τ − C_t")
     left, right = st.columns([3, 2], gap="medium")
-    left.plotly_chart(slack_figure(run, v), key="slack")
+    pagekit.chart(left, slack_figure(run, v), "slack")
     right.markdown("How much room each round left under the limit, over all seeds and rounds. Mass left of 0 is "
                    "a violation; a policy that hugs 0 from the right uses its budget fully but safely.")
     table = pd.DataFrame({
@@ -149,8 +149,8 @@ def round_inspector(s: DoseSettings, run: Run, v: model_page.Views, ctx: shell.R
         t = st.slider("Round t", 1, s.T, start, key=f"inspect_round_{s.T}_{labels.index(policy)}")
     row = vd.round_detail(frame, policy, t)
     title = f"{policy}, round {t} (seed {row['seed']}): dose α = {row['alpha']:.3f}, g(α) = {row['g_alpha']:.3f}"
-    left.plotly_chart(vd.cost_distribution_figure(row["cost_mean"], row["g_alpha"], s.kappa_c, s.tau, s.delta,
-                                                  realized=row["cost"], title=title), key="cost_distribution")
+    pagekit.chart(left, vd.cost_distribution_figure(row["cost_mean"], row["g_alpha"], s.kappa_c, s.tau, s.delta,
+                                                    realized=row["cost"], title=title), "cost_distribution", keep=False)
 
 
 SPEC = model_page.Spec(

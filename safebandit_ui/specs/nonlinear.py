@@ -151,7 +151,7 @@ def candidates(s: nl.NonlinearSettings, run: Run, v: model_page.Views, ctx: shel
     c = nl.class_curves(s, seed, t, policy=policy, direction=directions[way], run=run)
     where = "inside" if c["in_set"][c["true"]] else "outside"
     title = f"{nl.LABELS[policy]}, round {t} (seed {s.base_seed + seed}): {c['set_size']:,} of {s.size:,} in C^c_t"
-    left.plotly_chart(vn.candidates_figure(c, title), key="candidates")
+    pagekit.chart(left, vn.candidates_figure(c, title), "candidates", keep=False)
     st.caption(f"Round {t}: {c['set_size']:,} of {s.size:,} cost functions remain (radius ρ^c = {c['rho']:.3g}); "
                f"the fit is member {c['fit']}, the truth member {c['true']}, {where} the set.")
 

@@ -6,8 +6,9 @@ from __future__ import annotations
 import pytest
 
 from safebandit_core.memo import Memo
+from safebandit_core.viz.common import NARROW_FROM
 from safebandit_ui import pagekit
-from tests.ui.helpers import charts, open_page
+from tests.ui.helpers import array, charts, open_page
 
 
 @pytest.fixture(autouse=True)
@@ -50,3 +51,44 @@ def test_a_reload_rebuilds_no_figure_and_shows_the_same_charts():
     at.radio(key="band").set_value("minmax").run()
     assert pagekit._per_run().made == built + 1, "another band: the main charts once more, nothing else"
     assert charts(at)["regret"] != shown["regret"]
+
+
+PAGE_BYTES = 480_000
+"""The dose page's charts together, default settings (float64 arrays sent them as about 710 kB)."""
+
+
+def test_a_chart_is_encoded_once_and_sent_as_float32():
+    at = open_page("pages/dose.py")
+    encoded = pagekit._serialised().made
+    specs = {el.key: el.proto.spec for el in at.get("plotly_chart")}
+    at.run()
+    assert not at.exception
+    assert pagekit._serialised().made == encoded, "a reload encoded a shared chart again"
+    assert {el.key: el.proto.spec for el in at.get("plotly_chart")} == specs
+    arrays: list[tuple[str, str, int]] = []
+
+    def walk(key, v):
+        if isinstance(v, dict) and "bdata" in v:
+            arrays.append((key, v["dtype"], array(v).size))
+        elif isinstance(v, dict | list):
+            for x in v.values() if isinstance(v, dict) else v:
+                walk(key, x)
+
+    drawn = {k: v for k, v in charts(at).items() if k != "g_curve"}  # the sidebar's small curve: the page's own call
+    assert {"regret", "violations", "cost", "safe", "slack", "cost_distribution", "scrub"} <= set(drawn)
+    for key, spec in drawn.items():
+        walk(key, spec)
+    assert not [a for a in arrays if a[1] == "f8" and a[2] >= NARROW_FROM]
+    assert {key for key, dtype, _ in arrays if dtype == "f4"} >= {"regret", "cost", "safe", "slack", "scrub"}
+    assert sum(len(s) for s in specs.values()) < PAGE_BYTES
+
+
+def test_a_serialised_figure_is_the_figure_as_compact_writes_it():
+    import numpy as np
+    import plotly.graph_objects as go
+
+    from safebandit_core.viz.common import compact
+
+    fig = go.Figure(go.Scatter(x=np.arange(5), y=np.linspace(0.0, 1.0, 5)))
+    sent = pagekit.serialised(fig, keep=False)
+    assert sent.to_dict() == compact(fig.to_dict()) and pagekit.serialised(sent) is sent
