@@ -226,6 +226,8 @@ class Family:
       prepared data, computed once per content and held in :data:`safebandit_core.data.cache.MEMO`; its
       ``settings`` (resolved, naming the data by its hash) then run through the generic :func:`simulate`,
       :func:`tidy` and :func:`summary` like any family's. None: the settings are all a run needs.
+    - ``example``: the settings of a small, quick run (a few seeds, a few hundred rounds): the conformance
+      checks of the one protocol run it for every registered family;
     - ``scrub``: the knobs the model is about (:class:`Scrub`), the first the page's default; each is
       computed along its whole axis in one grid so a page can scrub it with no rerun.
 
@@ -274,6 +276,7 @@ class Family:
     on_stream: Callable[[Any, str, dict[str, np.ndarray]], dict[str, np.ndarray]] | None = None
     prepare: Callable[[Any, Any], Any] | None = None
     scrub: tuple[Scrub, ...] = ()
+    example: Any = None
     regret_name: str = "cumulative regret"
     baseline_name: str = "baseline (1 − α)·μ₀"
     title: str = ""

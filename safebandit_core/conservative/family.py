@@ -161,6 +161,7 @@ def _sweep_base() -> ConservativeSettings:
 FAMILY = M.Family(
     kind=ConservativeSettings.KIND,
     settings_cls=ConservativeSettings,
+    example=ConservativeSettings(problem="clb", K=6, d=3, T=150, seeds=2, alpha=0.1),
     labels=LABELS,
     policies=lambda s: s.policy_list(),
     model=_model,

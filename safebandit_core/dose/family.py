@@ -118,6 +118,7 @@ def _sweep_base() -> DoseSettings:
 FAMILY = M.Family(
     kind="dose",
     settings_cls=DoseSettings,
+    example=DoseSettings(T=120, d=3, seeds=2, refresh_every=40, base_seed=3),
     labels=LABELS,
     policies=lambda s: tuple(s.policies),
     model=_model,

@@ -131,6 +131,7 @@ def _sweep_base() -> MVSettings:
 FAMILY = M.Family(
     kind=MVSettings.KIND,
     settings_cls=MVSettings,
+    example=MVSettings(K=5, T=150, seeds=2, rho=60.0, base_seed=1),
     labels=LABELS,
     policies=lambda s: tuple(s.policies),
     model=_model,

@@ -15,7 +15,7 @@ from safebandit_ui import registry, warmup
 from tests.core import test_conformance as conformance
 from tests.toy import FAMILY, ToySettings, registered
 
-SMALL = ToySettings(T=60, seeds=2, base_seed=5)
+SMALL = FAMILY.example
 
 
 @pytest.fixture

@@ -65,6 +65,7 @@ def on_stream(s: ToySettings, policy: str, st: dict[str, np.ndarray]) -> dict[st
 FAMILY = M.Family(
     kind=ToySettings.KIND,
     settings_cls=ToySettings,
+    example=ToySettings(T=60, seeds=2, base_seed=5),
     labels=LABELS,
     policies=lambda s: tuple(s.policies),
     model=lambda s, precision: make_model(tuple(s.policies), precision),

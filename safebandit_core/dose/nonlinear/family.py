@@ -139,6 +139,7 @@ def _on_stream(s: NonlinearSettings, policy: str, st: dict[str, Any]) -> dict[st
 FAMILY = M.Family(
     kind="nonlinear",
     settings_cls=NonlinearSettings,
+    example=NonlinearSettings(policies=("hpucb", "on_expectation"), size=8, d=3, T=150, seeds=2),
     labels=LABELS,
     policies=lambda s: tuple(s.policies),
     model=_model,
