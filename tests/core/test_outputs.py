@@ -36,9 +36,9 @@ def commands(tmp_path: Path, out: str) -> dict[str, list[str]]:
     return {"dose": ["dose", *TINY, "--out", f"{out}.csv"],
             "nonlinear": ["nonlinear", *TINY, "--out", f"{out}.csv"],
             "conservative": ["conservative", *TINY, "--out", f"{out}.parquet"],
-            "mv": ["mv", *TINY, "--out", f"{out}.csv"],
-            "data": ["data", *TINY, "--out", f"{out}.csv"],
-            "replay": ["replay", "--preset", "s000-table1", *TINY, "--out", out],
+            "meanvar": ["meanvar", *TINY, "--out", f"{out}.csv"],
+            "logged": ["logged", *TINY, "--out", f"{out}.csv"],
+            "preset": ["preset", "--preset", "s000-table1", *TINY, "--out", out],
             "sweep": ["sweep", "--settings", str(sweep_file(tmp_path)), "--device", "cpu", "--out", out]}
 
 
@@ -58,7 +58,7 @@ def one_line(capsys) -> str:
     return err[0]
 
 
-@pytest.mark.parametrize("name", ["dose", "nonlinear", "conservative", "mv", "data", "replay", "sweep"])
+@pytest.mark.parametrize("name", ["dose", "nonlinear", "conservative", "meanvar", "logged", "preset", "sweep"])
 def test_a_missing_folder_is_refused_before_computing(tmp_path, capsys, no_compute, name):
     missing = tmp_path / "no" / "such" / "folder"
     argv = commands(tmp_path, str(missing / "run"))[name]

@@ -147,7 +147,7 @@ def test_export_then_import_recreates_identical_results(cmab):
 
 
 def test_load_settings_recognises_every_kind_and_names_problems():
-    spec = sweep.SweepSpec("mv", MVSettings(K=4, T=50, seeds=2), (0.1,), (10.0,))
+    spec = sweep.SweepSpec("meanvar", MVSettings(K=4, T=50, seeds=2), (0.1,), (10.0,))
     assert export.load_settings(json.dumps(spec.to_dict())) == ("sweep", spec)
     dose = DoseSettings(T=300, tau=0.7)
     assert export.load_settings(to_json(dose)) == ("dose", dose)

@@ -75,7 +75,7 @@ def test_line_shows_fraction_and_time_left_on_a_terminal_and_nothing_elsewhere(
 
 def test_replay_progress_on_a_terminal_and_clean_json_through_a_pipe(monkeypatch: pytest.MonkeyPatch,
                                                                      capsys: pytest.CaptureFixture[str]) -> None:
-    argv = ["replay", "--preset", "s001-fig1b-clb", "--seeds", "2", "--T", "100", "--json"]
+    argv = ["preset", "--preset", "s001-fig1b-clb", "--seeds", "2", "--T", "100", "--json"]
     code, shown = on_pty(monkeypatch, lambda: cli.main(argv))
     assert code == 0
     assert "replay s001-fig1b-clb" in shown and "%" in shown and "left" in shown

@@ -28,7 +28,7 @@ SHARDED = {
              'refresh_every=60), (0.2, 0.5, 1.0), (0.05, 0.2))', 6),
     "conservative": ('sweep.SweepSpec("gencb", ConservativeSettings(problem="cmab", policies=("gencb", "conucb"), '
                      'K=5, T=120, seeds=2), (0.05, 0.1, 0.2), (0.6,))', 3),
-    "mv": ('sweep.SweepSpec("mv", MVSettings(K=4, T=120, seeds=2), (0.05, 0.2, 0.5), (10.0,))', 3),
+    "meanvar": ('sweep.SweepSpec("meanvar", MVSettings(K=4, T=120, seeds=2), (0.05, 0.2, 0.5), (10.0,))', 3),
 }
 SHARD_TERMS = 120 * 8
 """T rounds times the widest per-round sum (8 arms): a grid split across devices is compiled for another batch
@@ -108,12 +108,12 @@ def test_conservative_and_mv_summaries_report_slack_and_default_pulls():
     assert set(per_cell["mu0"]) == {0.7}  # seed 001's CMAB μ₀, derived from the instance
     assert per_cell.loc[per_cell["policy"] == "gencb", "safe"].all()
     assert (per_cell.loc[per_cell["policy"] == "ucb", "default_pulls_mean"] == 0).all()
-    mv = sweep.SweepSpec("mv", MVSettings(K=4, T=120, seeds=2), (0.1,), (10.0, 100.0))
+    mv = sweep.SweepSpec("meanvar", MVSettings(K=4, T=120, seeds=2), (0.1,), (10.0, 100.0))
     per_cell = sweep.cell_summary(sweep.run_sweep(mv))
     assert list(per_cell["rho"].unique()) == [10.0, 100.0]
     assert {"min_slack", "default_pulls_mean", "default_pulls_std", "cum_regret_mean",
             "cum_regret_std"} <= set(per_cell.columns)
-    assert sweep.baseline_slope(mv, 0) == pytest.approx(families.get("mv").baseline(mv.cell_settings(0)))
+    assert sweep.baseline_slope(mv, 0) == pytest.approx(families.get("meanvar").baseline(mv.cell_settings(0)))
 
 
 def test_each_horizon_is_its_own_run():
@@ -130,12 +130,12 @@ def test_each_horizon_is_its_own_run():
 
 
 def test_spec_round_trips_and_names_bad_input():
-    spec = sweep.SweepSpec("mv", MVSettings(K=4, T=50, seeds=2), (0.05, 0.1), (10.0,))
+    spec = sweep.SweepSpec("meanvar", MVSettings(K=4, T=50, seeds=2), (0.05, 0.1), (10.0,))
     assert sweep.SweepSpec.from_dict(json.loads(json.dumps(spec.to_dict()))) == spec
     old = {**spec.to_dict(), "model": "gencb", "base": {"kind": "conservative", "K": 5, "T": 50, "seeds": 2}}
     assert sweep.SweepSpec.from_dict({**old, "ys": []}).kind == "conservative"
     with pytest.raises(SettingsError) as err:
-        sweep.SweepSpec("mv", MVSettings(K=4), (1.5,), ()).validate()
+        sweep.SweepSpec("meanvar", MVSettings(K=4), (1.5,), ()).validate()
     assert err.value.field == "alpha"
     with pytest.raises(SettingsError) as err:
         sweep.SweepSpec("dose", MVSettings(), (0.5,)).validate()

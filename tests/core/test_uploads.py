@@ -151,7 +151,7 @@ def test_a_bundle_is_capped_in_members_and_in_total(monkeypatch: pytest.MonkeyPa
 def test_the_command_line_gives_one_line_for_a_damaged_bundle(tmp_path: Path, capsys) -> None:
     path = tmp_path / "log.zip"
     path.write_bytes(patch(zipped("data.json", data_json()), 14, 16, "<I", 0xDEADBEEF))
-    assert cli.main(["data", "--file", str(path), *CLI_BASE, "--T", "100", "--seeds", "1"]) == 2
+    assert cli.main(["logged", "--file", str(path), *CLI_BASE, "--T", "100", "--seeds", "1"]) == 2
     out, err = capsys.readouterr()
     assert out == "" and err.strip() == "error: --file: log.zip: member data.json is damaged (CRC mismatch)", err
 

@@ -41,7 +41,7 @@ def at(row: int, value, column: str):
 CASES = [
     # (id, data, settings overrides, extra CLI flags, field, flag, words)
     ("missing column", table(), {"dose": "nope"}, ["--dose", "nope"], "dose", "--dose", "a column of the table"),
-    ("duplicate header", b"x1,x1,dose,benefit,side_effect\n" + b"1,2,0.5,1,1\n" * 30, {}, [], "data", "--file",
+    ("duplicate header", b"x1,x1,dose,benefit,side_effect\n" + b"1,2,0.5,1,1\n" * 30, {}, [], "logged", "--file",
      "'x1' appears twice"),
     ("a column twice", table(), {"reward": "dose"}, ["--reward", "dose"], "reward", "--reward",
      "already the dose column"),
@@ -53,21 +53,21 @@ CASES = [
      "cost", "--cost", "missing or infinite in row 4"),
     ("infinite value refused", table(**at(1, "inf", "benefit")), {"missing": "refuse"}, ["--missing", "refuse"],
      "reward", "--reward", "row 2"),
-    ("too few rows", csv_bytes(BASE.head(15)), {}, [], "data", "--file", "at least 20 usable rows for d = 5"),
+    ("too few rows", csv_bytes(BASE.head(15)), {}, [], "logged", "--file", "at least 20 usable rows for d = 5"),
     ("constant context", table(x3=1.5), {}, [], "context", "--context", "'x3' is 1.5 in every used row"),
     ("constant dose", table(dose=0.5), {}, [], "dose", "--dose", "a column that varies"),
     ("dose outside [0, 1]", table(dose=lambda c: c * 100), {}, [], "dose", "--dose", "turn on min–max scaling"),
-    ("empty file", b"", {}, [], "data", "--file", "an empty file"),
-    ("binary file", bytes(range(256)) * 8, {}, [], "data", "--file", "binary data"),
-    ("one column", b"a\n1\n2\n", {}, [], "data", "--file", "1 column"),
-    ("header only", b"x1,x2,x3,x4,dose,benefit,side_effect\n", {}, [], "data", "--file", "a header only"),
-    ("a JSON object", b'  {"kind": "logged", "T": 100}\n', {}, [], "data", "--file",
+    ("empty file", b"", {}, [], "logged", "--file", "an empty file"),
+    ("binary file", bytes(range(256)) * 8, {}, [], "logged", "--file", "binary data"),
+    ("one column", b"a\n1\n2\n", {}, [], "logged", "--file", "1 column"),
+    ("header only", b"x1,x2,x3,x4,dose,benefit,side_effect\n", {}, [], "logged", "--file", "a header only"),
+    ("a JSON object", b'  {"kind": "logged", "T": 100}\n', {}, [], "logged", "--file",
      "this looks like a JSON file; upload CSV or Parquet"),
-    ("a JSON array", b'[{"dose": 0.5, "benefit": 1, "side_effect": 0}]', {}, [], "data", "--file",
+    ("a JSON array", b'[{"dose": 0.5, "benefit": 1, "side_effect": 0}]', {}, [], "logged", "--file",
      "this looks like a JSON file"),
-    ("damaged parquet", b"PAR1" + b"\x00junk" * 40, {}, [], "data", "--file", "damaged Parquet"),
-    ("damaged gzip", b"\x1f\x8b" + b"junk" * 40, {}, [], "data", "--file", "damaged gzip"),
-    ("not a zip", b"PK\x03\x04" + b"junk" * 40, {}, [], "data", "--file", "log.csv cannot be read as a zip"),
+    ("damaged parquet", b"PAR1" + b"\x00junk" * 40, {}, [], "logged", "--file", "damaged Parquet"),
+    ("damaged gzip", b"\x1f\x8b" + b"junk" * 40, {}, [], "logged", "--file", "damaged gzip"),
+    ("not a zip", b"PK\x03\x04" + b"junk" * 40, {}, [], "logged", "--file", "log.csv cannot be read as a zip"),
     ("a time that is no time", table(day=lambda c: c.astype(str) + "th"), {"time": "day"}, ["--time", "day"], "time",
      "--time", "numbers or dates"),
     ("one-hot of a non-context", table(), {"categorical": ("site",)}, ["--categorical", "site"], "categorical",
@@ -104,7 +104,7 @@ def test_each_bad_input_is_one_named_error(name, data, overrides, flags, field, 
     path.write_bytes(data)
     args = dict(zip(CLI_BASE[::2], CLI_BASE[1::2], strict=True))
     args.update(dict(zip(flags[::2], flags[1::2], strict=True)))
-    argv = ["data", "--file", str(path), *[x for kv in args.items() for x in kv], "--T", "100", "--seeds", "1"]
+    argv = ["logged", "--file", str(path), *[x for kv in args.items() for x in kv], "--T", "100", "--seeds", "1"]
     assert cli.main(argv) == 2
     out, errors = capsys.readouterr()
     lines = errors.strip().splitlines()
@@ -120,7 +120,7 @@ def test_a_file_over_the_limit_is_refused_before_it_is_read(tmp_path: Path, caps
     with pytest.raises(SettingsError, match="at most 64 MB") as err:
         logged.prepare(settings(source="path", path=str(big)))
     assert err.value.field == "data"
-    assert cli.main(["data", "--file", str(big), *CLI_BASE]) == 2
+    assert cli.main(["logged", "--file", str(big), *CLI_BASE]) == 2
     assert capsys.readouterr().err.strip() == ("error: --file: big.csv is 64,000,001 bytes; a data file may be at "
                                                "most 64 MB")
     with pytest.raises(SettingsError, match="existing CSV"):

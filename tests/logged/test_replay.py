@@ -3,7 +3,7 @@ the command line prints one summary, and the battery experiment is one instance 
 (Chunking and grids are the generic protocol's, checked for every family in tests/core/test_conformance.py.)
 
 Replays of the planted log and of the built-in example use d = 5, T = 2000 and 3 seeds (one compiled shape, which
-tests/ui/test_your_data_page.py shares); the battery ones d = 32, T = 200 and 2 seeds (tests/battery's shape).
+tests/ui/test_logged_page.py shares); the battery ones d = 32, T = 200 and 2 seeds (tests/battery's shape).
 """
 
 from __future__ import annotations
@@ -105,7 +105,7 @@ def test_the_built_in_example_is_synthetic_and_its_truth_is_recovered() -> None:
 def test_the_command_line_prints_the_fit_and_every_policy(tmp_path: Path, capsys, monkeypatch) -> None:
     monkeypatch.setattr(cli, "commands", only_command("logged"))
     out = tmp_path / "rounds.parquet"
-    assert cli.main(["data", "--T", str(T), "--seeds", str(SEEDS), "--json", "--out", str(out)]) == 0
+    assert cli.main(["logged", "--T", str(T), "--seeds", str(SEEDS), "--json", "--out", str(out)]) == 0
     summary = json.loads(capsys.readouterr().out)
     assert summary["kind"] == "logged" and len(summary["rows"]) == 3 and summary["fit"]["rows_used"] == 3000
     assert {"rows_used", "rows_dropped", "d", "r2_reward", "r2_cost", "kappa_r", "kappa_c"} <= set(summary)

@@ -384,14 +384,14 @@ ROUTER_SCRIPT = ("import sys; from safebandit_core import cli; only = {'meanvar'
 
 def run_cli(*args):
     """``mv`` in a fresh process through the router (with only the ``mv`` command, see :func:`mv_router`)."""
-    return subprocess.run([sys.executable, "-c", ROUTER_SCRIPT, "mv", *args], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-c", ROUTER_SCRIPT, "meanvar", *args], capture_output=True, text=True,
                           timeout=120, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
 
 
 def test_cli_json_contract(mv_router, capfd):
     """In this process (its compiled functions reused), stdout read at the file-descriptor level as a process's."""
-    code = mv_router(["mv", "--policy", "mvcucb", "--K", "5", "--alpha", "0.1", "--mu0", "0.7", "--rho", "30", "--T",
-                      "200", "--seeds", "3", "--device", "cpu", "--json"])
+    code = mv_router(["meanvar", "--policy", "mvcucb", "--K", "5", "--alpha", "0.1", "--mu0", "0.7", "--rho", "30",
+                      "--T", "200", "--seeds", "3", "--device", "cpu", "--json"])
     out, err = capfd.readouterr()
     assert code == 0, err
     data = json.loads(out)
@@ -407,7 +407,7 @@ def test_cli_json_contract(mv_router, capfd):
 
 
 def test_cli_numbers_are_the_family_run(mv_router, capsys):
-    assert mv_router(["mv", "--policy", "mvucb", "--K", "4", "--T", "150", "--seeds", "3", "--base-seed", "5",
+    assert mv_router(["meanvar", "--policy", "mvucb", "--K", "4", "--T", "150", "--seeds", "3", "--base-seed", "5",
                       "--device", "cpu", "--precision", "float64", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     s = MVSettings(policies=("mvucb",), K=4, T=150, seeds=3, base_seed=5, precision="float64")
@@ -419,7 +419,7 @@ def test_cli_numbers_are_the_family_run(mv_router, capsys):
 
 def test_cli_text_warns_when_assumption_fails(tmp_path, capsys, mv_router):
     out = tmp_path / "mv.csv"
-    rc = mv_router(["mv", "--K", "3", "--alpha", "0.05", "--rho", "10", "--T", str(PROP_T), "--seeds",
+    rc = mv_router(["meanvar", "--K", "3", "--alpha", "0.05", "--rho", "10", "--T", str(PROP_T), "--seeds",
                     str(PROP_SEEDS), "--device", "cpu", "--precision", "float64", "--out", str(out)])
     text = capsys.readouterr().out
     assert rc == 0
@@ -450,7 +450,7 @@ def test_cli_bad_input_subprocess(argv, flag):
 ])
 def test_cli_bad_input_in_process(argv, flag, allowed, capsys, mv_router):
     try:
-        rc = mv_router(["mv", *argv])
+        rc = mv_router(["meanvar", *argv])
     except SystemExit as exc:
         rc = exc.code
     captured = capsys.readouterr()
@@ -482,7 +482,7 @@ def test_padded_arms_change_nothing(policy, case, width):
 
 def test_moving_k_inside_a_bucket_reuses_the_compiled_model():
     """K = 5…8 share the width-8 model, and the run is the replay of its own K-column stream."""
-    fam = families.get("mv")
+    fam = families.get("meanvar")
     assert len({id(fam.model(MVSettings(K=k), "float64")) for k in (5, 6, 7, 8)}) == 1
     s = MVSettings(K=6, T=300, seeds=1)
     st_ = fam.stream(s, 0)

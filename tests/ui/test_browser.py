@@ -100,7 +100,7 @@ def test_step_through_plays_in_the_browser_without_a_rerun(server, page):
     assert page.evaluate("window.__reruns") == 0, "playing the animation made the server rerun the page"
 
 
-def test_your_data_page_takes_an_uploaded_csv_and_draws_the_replay(server, page):
+def test_logged_page_takes_an_uploaded_csv_and_draws_the_replay(server, page):
     import gzip
 
     from tests.ui.browserkit import ROOT

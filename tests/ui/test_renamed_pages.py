@@ -4,7 +4,7 @@ presentation mode's ``?model=mv`` opens the mean-variance model.
 
 A browser that opens ``/mean_variance`` asks the server for the page whose hash is that URL path's: the tests do
 the same through AppTest's page hash (``AppTest.switch_page`` takes file paths only). One small shape (K = 8,
-T = 400, 2 seeds), test_mv_page.py's.
+T = 400, 2 seeds), test_meanvar_page.py's.
 """
 
 from __future__ import annotations
