@@ -6,15 +6,13 @@ from __future__ import annotations
 import dataclasses
 
 from safebandit_core import battery, families, logged, runner
-from safebandit_core.conservative import ConservativeSettings
-from safebandit_core.dose import DoseSettings
-from safebandit_core.meanvar import MVSettings
+from safebandit_ui import live, warmup
 
 CHUNK = 100
 
 
-def _page_run(s) -> None:
-    runner.final(families.simulate(s, "cpu", CHUNK, pad_tail=True))
+def _page_run(s, chunk: int = CHUNK) -> None:
+    runner.final(families.simulate(s, "cpu", chunk, pad_tail=True))
 
 
 def _traces() -> tuple[int, int]:
@@ -22,17 +20,19 @@ def _traces() -> tuple[int, int]:
 
 
 def test_moving_t_d_and_k_inside_their_buckets_traces_nothing_new():
+    """From each model page's opening settings, in the pages' chunks: the shapes every page test and the warm-up
+    compile anyway, so this test adds none of its own."""
+    opening = {families.of(s).kind: s for s in warmup.defaults("cpu")}
     cases = [
-        (DoseSettings(T=200, seeds=2, d=5, refresh_every=50),
-         [{"T": 250}, {"T": 60}, {"T": 300}, {"d": 6}, {"d": 8, "T": 130}, {"tau": 0.3}]),
-        (MVSettings(T=200, seeds=2, K=24), [{"T": 333}, {"K": 25}, {"K": 32, "T": 100}, {"rho": 12.0}]),
-        (ConservativeSettings(T=200, seeds=2, K=72), [{"T": 201}, {"K": 73}, {"K": 96, "alpha": 0.2}]),
+        (opening["dose"], [{"T": 2500}, {"T": 60}, {"T": 1300}, {"d": 6}, {"d": 8, "T": 1130}, {"tau": 0.3}]),
+        (opening["mv"], [{"T": 3333}, {"K": 25}, {"K": 32, "T": 1000}, {"rho": 12.0}]),
+        (opening["conservative"], [{"T": 2001}, {"K": 73}, {"K": 96, "alpha": 0.2}]),
     ]
     for base, moves in cases:
-        _page_run(base)
+        _page_run(base, live.PAGE_CHUNK)
         before = _traces()
         for change in moves:
-            _page_run(dataclasses.replace(base, **change))
+            _page_run(dataclasses.replace(base, **change), live.PAGE_CHUNK)
             assert _traces() == before, f"{type(base).__name__} {change} traced a new shape"
 
 

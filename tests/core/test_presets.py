@@ -205,6 +205,7 @@ def table1_default() -> tuple[dict, float]:
     return json.loads(capture.getvalue()), time.perf_counter() - start
 
 
+@pytest.mark.slow
 def test_table1_at_the_papers_size_matches_its_numbers(table1_default):
     out, _ = table1_default
     assert (out["T"], out["seeds"]) == (10_000, 5)
@@ -218,11 +219,13 @@ def test_table1_at_the_papers_size_matches_its_numbers(table1_default):
     assert {c["claim"]: c["verdict"] for c in out["claims"]}["C1"] == presets.CONSISTENT
 
 
+@pytest.mark.slow
 def test_table1_at_the_papers_size_every_claim_is_consistent(table1_default):
     out, _ = table1_default
     assert {c["claim"]: c["verdict"] for c in out["claims"]} == {"C1": presets.CONSISTENT}
 
 
+@pytest.mark.slow
 def test_figure1a_at_t_1e5_gencb_beats_conucb_and_keeps_its_constraint():
     """Seed 001, Figure 1 (a) at the paper's horizon with 5 runs: GenCB below ConUCB in regret and N₀, slack ≥ 0."""
     result = presets.run_preset(presets.PresetRun(preset="s001-fig1a-cmab", seeds=5, T=100_000))

@@ -8,6 +8,7 @@ turns the skip into a failure (CI sets it). Every server listens on 127.0.0.1 on
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import re
 import socket
@@ -49,9 +50,11 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def browser():
-    """A headless Chromium, or a skip (a failure when SAFEBANDIT_REQUIRE_BROWSER=1) naming what is missing."""
+    """A headless Chromium, or a skip (a failure when SAFEBANDIT_REQUIRE_BROWSER=1) naming what is missing.
+
+    One per test process: every test opens its own context (its own cookies, storage and session)."""
     missing = _missing()
     if missing:
         if REQUIRED:
@@ -101,11 +104,27 @@ def serve(log: Path, env: dict[str, str] | None = None,
             proc.wait(5)
 
 
-@pytest.fixture(scope="module")
-def server(browser, tmp_path_factory):
-    """One server for a test module."""
-    with serve(tmp_path_factory.mktemp("streamlit") / "server.log") as url:
-        yield url
+@dataclasses.dataclass(frozen=True)
+class Served:
+    """A running server: its URL and the file its output goes to."""
+
+    url: str
+    log: Path
+
+
+@pytest.fixture(scope="session")
+def served(browser, tmp_path_factory) -> Iterator[Served]:
+    """One server (warm-up off) for every browser test of a test process that needs no fresh one: each test is a
+    new visitor (its own browser context, so its own session), and the server compiles each shape once."""
+    log = tmp_path_factory.mktemp("streamlit") / "server.log"
+    with serve(log) as url:
+        yield Served(url, log)
+
+
+@pytest.fixture
+def server(served: Served) -> str:
+    """The URL of the shared server."""
+    return served.url
 
 
 class Requests:

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.ui.browserkit import browser, page, server  # noqa: F401  (the browser tests' fixtures)
+from tests.ui.browserkit import browser, page, served, server  # noqa: F401  (the browser tests' fixtures)
 from tests.ui.helpers import cleared_caches
 
 

@@ -136,26 +136,25 @@ def test_the_console_check_lets_only_streamlits_probes_through():
     assert not Console.is_probe("Uncaught TypeError: x is undefined", "http://127.0.0.1:8501/dose/_stcore/health")
 
 
-def test_every_pages_first_load_leaves_the_console_and_the_server_log_clean(browser, tmp_path):
+def test_every_pages_first_load_leaves_the_console_and_the_server_log_clean(browser, served):
     """A new visitor opening each page straight from its address: no console error but Streamlit's probes,
-    and no warning or traceback in the server's log."""
+    and no warning or traceback in the server's log. The server is the one the browser tests of this process
+    share (each visitor is a new browser context, so a new session); its whole log is checked, from its start."""
     from safebandit_ui import registry
-    from tests.ui.browserkit import Console, serve
+    from tests.ui.browserkit import Console
 
-    log = tmp_path / "server.log"
     found: dict[str, list[str]] = {}
-    with serve(log) as url:
-        for spec in registry.PAGES:
-            context = browser.new_context(viewport={"width": 1400, "height": 1000})
-            pg = context.new_page()
-            console = Console(pg)
-            path = "" if spec.default else Path(spec.path).stem
-            pg.goto(f"{url}/{path}")
-            wait_idle(pg, 300_000)
-            pg.wait_for_timeout(1000)
-            if console.unexpected():
-                found[spec.path] = console.unexpected()
-            context.close()
-    text = log.read_text().splitlines()
+    for spec in registry.PAGES:
+        context = browser.new_context(viewport={"width": 1400, "height": 1000})
+        pg = context.new_page()
+        console = Console(pg)
+        path = "" if spec.default else Path(spec.path).stem
+        pg.goto(f"{served.url}/{path}")
+        wait_idle(pg, 300_000)
+        pg.wait_for_timeout(1000)
+        if console.unexpected():
+            found[spec.path] = console.unexpected()
+        context.close()
+    text = served.log.read_text().splitlines()
     lines = [i for i, line in enumerate(text) if "WARNING" in line or "Traceback" in line or "Error" in line]
     assert found == {} and lines == [], (found, "\n".join(text[lines[0]:lines[0] + 40]) if lines else "")
