@@ -25,7 +25,7 @@ def test_moving_t_d_and_k_inside_their_buckets_traces_nothing_new():
     opening = {families.of(s).kind: s for s in warmup.defaults("cpu")}
     cases = [
         (opening["dose"], [{"T": 2500}, {"T": 60}, {"T": 1300}, {"d": 6}, {"d": 8, "T": 1130}, {"tau": 0.3}]),
-        (opening["mv"], [{"T": 3333}, {"K": 25}, {"K": 32, "T": 1000}, {"rho": 12.0}]),
+        (opening["meanvar"], [{"T": 3333}, {"K": 25}, {"K": 32, "T": 1000}, {"rho": 12.0}]),
         (opening["conservative"], [{"T": 2001}, {"K": 73}, {"K": 96, "alpha": 0.2}]),
     ]
     for base, moves in cases:

@@ -73,12 +73,12 @@ def test_line_shows_fraction_and_time_left_on_a_terminal_and_nothing_elsewhere(
     assert pipe.getvalue() == ""
 
 
-def test_replay_progress_on_a_terminal_and_clean_json_through_a_pipe(monkeypatch: pytest.MonkeyPatch,
+def test_preset_progress_on_a_terminal_and_clean_json_through_a_pipe(monkeypatch: pytest.MonkeyPatch,
                                                                      capsys: pytest.CaptureFixture[str]) -> None:
     argv = ["preset", "--preset", "s001-fig1b-clb", "--seeds", "2", "--T", "100", "--json"]
     code, shown = on_pty(monkeypatch, lambda: cli.main(argv))
     assert code == 0
-    assert "replay s001-fig1b-clb" in shown and "%" in shown and "left" in shown
+    assert "preset s001-fig1b-clb" in shown and "%" in shown and "left" in shown
     on_tty = json.loads(capsys.readouterr().out)
     assert cli.main(argv) == 0
     piped = capsys.readouterr()
