@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
@@ -268,7 +269,16 @@ def test_curve_properties(cp, doses):
     gg = np.asarray(c.g(jnp.asarray(grid), p1, p2))
     assert np.all(np.diff(gg) > 0)
     back = np.asarray(c.g_inv(jnp.asarray(ga), p1, p2))
-    np.testing.assert_allclose(back, a, atol=1e-6)
+    # g(a) carries a rounding error of a few eps relative to itself, and g⁻¹ turns an error dy into dy / g'(a): a
+    # saturated curve (Emax with a steep Hill coefficient near a = 1) is flat there, so its inverse is that much
+    # less precise. 64 eps covers the handful of roundings in g and g⁻¹. A dose whose g falls below the smallest
+    # normal float (a = 1e-154 under g(a) = a³) has lost its digits to underflow: only its sign is checked.
+    slope = np.asarray(jax.vmap(jax.grad(lambda x: c.g(x, p1, p2)))(jnp.asarray(a)))
+    eps, tiny = np.finfo(np.float64).eps, np.finfo(np.float64).tiny
+    bound = 64 * eps * (np.abs(ga) / np.maximum(slope, tiny) + np.abs(a))
+    lost = ga < 64 * tiny
+    assert np.all((np.abs(back - a) <= bound) | lost), (back - a, bound)
+    assert np.all(back[lost] >= 0)
 
 
 @pytest.mark.parametrize("kind,kw,field", [("power", {"power": 0.0}, "g_power"), ("power", {"power": 11}, "g_power"),
