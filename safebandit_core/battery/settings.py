@@ -25,8 +25,8 @@ PAPER_TAUS: tuple[float, ...] = (0.1, 0.2)
 OPEN_TAUS: tuple[float, ...] = (0.3, 0.5)
 """The cost limits the page opens on and the command line's default ``--tau`` (the first). On the embedded
 RW26 cell the fit's norm bound S ≈ 11 makes the round-1 safe dose τ/(b_δ + S·L) 0.009 at τ = 0.1 and 0.017 at
-0.2 (a warning of almost no safe dose), although the true safe dose is about 0.12 and 0.24. At τ = 0.3 and 0.5
-the round-1 dose is 0.026 and 0.043, and the true safe dose (median 0.36 and 0.61, below 1 in almost every
+0.2 (a warning that HPC-UCB starts almost at zero), although the true safe dose is about 0.12 and 0.24. At τ = 0.3
+and 0.5 the round-1 dose is 0.026 and 0.043, and the true safe dose (median 0.36 and 0.61, below 1 in almost every
 round) still binds: the point of the replay, with no warning."""
 TAUS: tuple[float, ...] = (*PAPER_TAUS, *OPEN_TAUS)
 """The cost limits the page offers (a grid over them)."""

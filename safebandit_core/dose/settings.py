@@ -148,8 +148,10 @@ def warnings_for(s: DoseSettings) -> list[str]:
     a1 = first_safe_dose(s)
     if a1 < 0.02:
         out.append(
-            f"τ = {s.tau:g} leaves almost no safe dose: the round-1 safe dose is {a1:.4f} because the realized-cost "
-            f"margin b_δ = κ_c·√(2 log 1/δ) = {b:.2f} dwarfs τ. Raise τ, lower the cost noise κ_c, or raise δ."
+            f"HPC-UCB starts almost at zero: its round-1 safe dose is {a1:.4f}, because before any data it must allow "
+            f"for the noise margin b_δ = κ_c·√(2 log 1/δ) = {b:.2f} and the parameter bound S·L = {s.S * s.L:.3g}, "
+            f"which dwarf τ = {s.tau:g}. It doses more only as it learns the cost, which can take most of the run. "
+            "Raise τ, lower the cost noise κ_c, or raise δ."
         )
     if s.tau > 10 * (b + s.S * s.L):
         out.append(f"τ = {s.tau:g} is so large that every dose is safe: the constraint never binds. "

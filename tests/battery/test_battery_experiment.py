@@ -158,7 +158,7 @@ def test_the_family_is_registered_and_runs_through_the_generic_entry_points(rw26
     with pytest.raises(SettingsError) as err:
         families.run(settings(T=None), "cpu")
     assert err.value.field == "T"
-    assert any("almost no safe dose" in w for w in ex.FAMILY.warnings(settings(tau=0.001, T=None)))
+    assert any("starts almost at zero" in w for w in ex.FAMILY.warnings(settings(tau=0.001, T=None)))
     assert ex.FAMILY.memory_bytes(rw26.settings) > T * DIM * 8
 
 

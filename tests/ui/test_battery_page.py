@@ -60,7 +60,7 @@ def test_the_embedded_cell_replays_both_taus_offline_with_words_and_the_command_
         shown)
     assert "τ = 0.3" in shown["cost_t0"]["layout"]["title"]["text"]  # the page opens on τ = 0.3 and 0.5
     assert "τ = 0.5" in shown["cost_t1"]["layout"]["title"]["text"]
-    assert not at.warning, [w.value for w in at.warning]  # no "almost no safe dose" on the defaults
+    assert not at.warning, [w.value for w in at.warning]  # no "starts almost at zero" on the defaults
     prose = texts(at)
     for words in ("Safety by Design (2026)", "RW26", "RW9–RW12", "Prognostics Data Repository", "R² =",
                   "treats θ*, μ* as the truth", "After these 200 rounds", "In these 200 rounds"):

@@ -89,8 +89,10 @@ def warnings_for(s: NonlinearSettings) -> list[str]:
     b = s.kappa_c * math.sqrt(2 * math.log(1 / s.delta))
     z1 = min(1.0, s.tau / (b + 1.0))
     if z1 < 0.02:
-        out.append(f"τ = {s.tau:g} leaves almost no safe dose: round 1 plays g⁻¹({z1:.4f}) because the realized-cost "
-                   f"margin b_δ = κ_c·√(2 log 1/δ) = {b:.2f} dwarfs τ. Raise τ, lower the cost noise κ_c, or raise δ.")
+        out.append(f"HPC-UCB starts almost at zero: round 1 plays g⁻¹({z1:.4f}), because before any data it must allow "
+                   f"for the noise margin b_δ = κ_c·√(2 log 1/δ) = {b:.2f} and a cost of up to 1, which dwarf "
+                   f"τ = {s.tau:g}. It doses more only as it learns the cost. Raise τ, lower the cost noise κ_c, or "
+                   "raise δ.")
     if s.tau > 10 * (b + 1.0):
         out.append(f"τ = {s.tau:g} is so large that every dose is safe: the constraint never binds. "
                    "Lower τ to see it work.")
