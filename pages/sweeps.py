@@ -15,7 +15,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from safebandit_core import families, settings, sweep
+from safebandit_core import captions, families, settings, sweep
 from safebandit_core.settings import SettingsError
 from safebandit_core.viz import presets as vp
 from safebandit_ui import downloads, forms, links, live, pagekit, shell, store, tools
@@ -138,9 +138,7 @@ def show(spec: sweep.SweepSpec, run: Any, stored: bool, seconds: float) -> None:
     st.caption(f"{sweep.describe(spec)} on **{run.device}** in **{run.precision}**, in {seconds:.1f} s"
                + (" (already computed on this server: shared, not recomputed)" if stored else "") + ".")
     per_cell = sweep.cell_summary(run)
-    held = per_cell.groupby("label", sort=False)["safe"].agg(["sum", "size"])
-    st.markdown("Safety held in " + "; ".join(f"**{int(r['sum'])} of {int(r['size'])}** settings for {label}"
-                                              for label, r in held.iterrows()) + f" (at T = {spec.base.T:,}).")
+    st.markdown(captions.safety_held(per_cell, spec.base.T))
     figures = phase_diagrams(spec, per_cell)
     notes = {name: note for name, *_, note in HEATMAPS}
     for name, fig in figures.items():

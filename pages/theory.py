@@ -10,10 +10,9 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-import pandas as pd
 import streamlit as st
 
-from safebandit_core import presets
+from safebandit_core import captions, presets
 from safebandit_core.viz import presets as vp
 from safebandit_ui import forms, live, pagekit, shell, store
 from safebandit_ui.forms import Control
@@ -31,17 +30,6 @@ def controls(ctx: shell.RunContext) -> dict[str, Any]:
     values = {"T": integer("T", "The longest horizon; the regret curve runs to it and the horizons end at it."),
               "seeds": integer("seeds", "Independent runs; the curves are their mean.")}
     return {**values, "base_seed": ctx.base_seed, "precision": ctx.precision}
-
-
-def growth(horizons: pd.DataFrame, column: str) -> str:
-    """How ``column`` changed from the shortest to the longest horizon, per policy, in words."""
-    parts = []
-    for label, part in horizons.groupby("label", sort=False):
-        part = part.sort_values("T")
-        first, last = part.iloc[0], part.iloc[-1]
-        parts.append(f"{label} {first[column]:,.1f} at T = {int(first['T']):,} → {last[column]:,.1f} at "
-                     f"T = {int(last['T']):,}")
-    return "; ".join(parts)
 
 
 def regret_section(res: presets.TheoryResult, T: int) -> None:
@@ -66,8 +54,8 @@ def horizons_section(res: presets.TheoryResult) -> None:
     """N₀ and the regret of GenCB and ConUCB at each horizon, each horizon its own run."""
     st.subheader("Default pulls over horizons (One-size-fits-all, Theorem 1)")
     st.plotly_chart(vp.horizons_figure(res.horizons), key="theory_horizons")
-    st.markdown(f"Default-arm pulls N₀: {growth(res.horizons, 'default_pulls_mean')}.  \nCumulative regret: "
-                f"{growth(res.horizons, 'cum_regret_mean')}.")
+    st.markdown(f"Default-arm pulls N₀: {captions.growth(res.horizons, 'default_pulls_mean')}.  \nCumulative regret: "
+                f"{captions.growth(res.horizons, 'cum_regret_mean')}.")
     st.caption("Theorem 1 says GenCB's N₀ does not grow with T: a flat GenCB line agrees with it. GenCB is anytime, "
                "but ConUCB's confidence δ = 1/T depends on the horizon, so each horizon here is its own run (for "
                "both, to compare like with like). Bars are 95 % intervals over seeds. Settings: CMAB with "

@@ -247,3 +247,23 @@ def overtake(frame: pd.DataFrame, first: str, other: str, T: int) -> str:
 def is_round_off(v: Any) -> bool:
     """Whether a float is round-off (shown as 0)."""
     return isinstance(v, float) and math.isfinite(v) and abs(v) < ROUND_OFF
+
+
+def safety_held(cells: pd.DataFrame, T: int) -> str:
+    """In how many of a sweep's settings each policy kept its safety rule (``cells``: :func:`safebandit_core.sweep
+    .cell_summary`, one row per cell and policy with a boolean ``safe``)."""
+    held = cells.groupby("label", sort=False)["safe"].agg(["sum", "size"])
+    return ("Safety held in " + "; ".join(f"**{int(r['sum'])} of {int(r['size'])}** settings for {label}"
+                                          for label, r in held.iterrows()) + f" (at T = {T:,}).")
+
+
+def growth(horizons: pd.DataFrame, column: str) -> str:
+    """How ``column`` changed from the shortest to the longest horizon, per policy (``horizons``:
+    :func:`safebandit_core.sweep.over_horizons`)."""
+    parts = []
+    for label, part in horizons.groupby("label", sort=False):
+        part = part.sort_values("T")
+        first, last = part.iloc[0], part.iloc[-1]
+        parts.append(f"{label} {first[column]:,.1f} at T = {int(first['T']):,} → {last[column]:,.1f} at "
+                     f"T = {int(last['T']):,}")
+    return "; ".join(parts)

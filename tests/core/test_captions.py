@@ -173,3 +173,17 @@ EXPECTED = {
     ),
     'overtake_missing': '',
 }
+
+
+def test_safety_held_counts_each_policys_safe_settings():
+    cells = pd.DataFrame({"label": ["HPC-UCB", "On-Expectation", "HPC-UCB", "On-Expectation"],
+                          "safe": [True, False, True, True]})
+    assert captions.safety_held(cells, 2000) == ("Safety held in **2 of 2** settings for HPC-UCB; **1 of 2** settings "
+                                                 "for On-Expectation (at T = 2,000).")
+
+
+def test_growth_reads_the_shortest_and_the_longest_horizon_per_policy():
+    horizons = pd.DataFrame({"label": ["GenCB", "GenCB", "ConUCB", "ConUCB"], "T": [4000, 1000, 1000, 4000],
+                             "cum_regret_mean": [30.0, 12.5, 20.0, 80.25]})
+    assert captions.growth(horizons, "cum_regret_mean") == ("GenCB 12.5 at T = 1,000 → 30.0 at T = 4,000; "
+                                                            "ConUCB 20.0 at T = 1,000 → 80.2 at T = 4,000")
