@@ -29,13 +29,23 @@ from ...settings import SettingsError, check_int_range
 from .. import curves
 from ..env import draw_round
 from ..family import AXES as DOSE_AXES
-from ..family import SCRUB as DOSE_SCRUB
+from ..family import PANELS as DOSE_PANELS
 from ..settings import check_numbers
 from . import classes
 from .env import NLEnvParams, Table, class_draw, make_env, table_draw
 from .fields import FIELDS
 from .policy import LABELS, NAMES, NLParams, make_policy, policy_numbers, radius
 from .settings import GRID_FIELDS, OUTPUT_KEYS, NonlinearSettings, memory_bytes, warnings_for
+
+SCRUB: tuple[M.Scrub, ...] = (
+    M.Scrub("tau", "τ", "cost limit", (0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.75, 1.0, 1.25, 1.5, 2.0), DOSE_PANELS),
+    M.Scrub("delta", "δ", "allowed violation probability",
+            (0.001, 0.005, 0.01, 0.02, 0.03, 0.05, 0.075, 0.1, 0.2, 0.3, 0.5), DOSE_PANELS),
+)
+"""The dose model's knobs over 11 values each, not 21: a cell of this model scores every function of its class
+each round (|F| = 64 on the page), so the grid computed after every change of T or of the class costs half as
+long; both axes keep the page's defaults (τ = 0.5, δ = 0.05) and the same ranges.
+"""
 
 TABLE = "table"
 CLASS_TAG = 0x4E4C  # folded into PRNGKey(base_seed) for the classes: never a seed's own key
@@ -146,7 +156,7 @@ FAMILY = M.Family(
     params=params,
     axes=DOSE_AXES,
     traced=GRID_FIELDS,
-    scrub=DOSE_SCRUB,
+    scrub=SCRUB,
     derive=derive,
     summarize=summarize,
     memory_bytes=memory_bytes,
