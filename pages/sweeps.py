@@ -78,10 +78,13 @@ FORM = forms.SettingsForm(
                                                                 for f in families.FAMILIES.values() for a in f.axes}})
 
 
-def axis_controls(fam: Any, slot: str, index: int) -> tuple[str, str]:
-    """An axis picker and its comma list; returns (field, text)."""
-    fields = [a.field for a in fam.axes]
-    field = links.bound(st.selectbox, f"{slot} axis", fields, index=index, key=f"sweep_{slot.lower()}_{fam.kind}",
+def axis_controls(fam: Any, slot: str, index: int, other: str | None = None) -> tuple[str, str]:
+    """An axis picker (without the ``other`` axis' field: a setting swept against itself is no map) and its comma
+    list; returns (field, text)."""
+    fields = [a.field for a in fam.axes if a.field != other]
+    default = fam.axes[index].field if fam.axes[index].field != other else fields[0]
+    field = links.bound(st.selectbox, f"{slot} axis", fields, index=fields.index(default),
+                        key=f"sweep_{slot.lower()}_{fam.kind}",
                         format_func=lambda f: f"{fam.axis(f).symbol}: {fam.axis(f).label}")
     a = fam.axis(field)
     text = links.bound(st.text_input, f"{a.symbol} values", ", ".join(f"{v:g}" for v in a.values),
@@ -89,13 +92,27 @@ def axis_controls(fam: Any, slot: str, index: int) -> tuple[str, str]:
     return field, text
 
 
+def old_param(name: str) -> str | None:
+    """A sweep link's parameter under a model's older name (``sweep_x_mv``, ``sweep_mv_rho``) by its current one."""
+    for fam in families.FAMILIES.values():
+        for old in fam.aliases:
+            for stem in ("sweep_x_", "sweep_y_"):
+                if name == stem + old:
+                    return stem + fam.kind
+            if name.startswith(f"sweep_{old}_"):
+                return f"sweep_{fam.kind}_" + name[len(f"sweep_{old}_"):]
+    return None
+
+
 def controls(ctx: shell.RunContext) -> dict[str, Any]:
-    """The model, its two axes with their values, the size and the restore box."""
+    """The model, its two axes with their values, the size and the restore box (a link written with a model's
+    older name first takes its current one)."""
+    links.rename(old_param, {KIND_KEY: {old: f.kind for f in families.FAMILIES.values() for old in f.aliases}})
     kind = links.bound(st.selectbox, "Model", KINDS, key=KIND_KEY, format_func=lambda k: families.get(k).title or k,
                        help="Whose safety settings to sweep.")
     fam = families.get(kind)
     x, xs = axis_controls(fam, "X", 0)
-    y, ys = axis_controls(fam, "Y", 1)
+    y, ys = axis_controls(fam, "Y", 1, other=x)
     cols = st.columns(2)
     with cols[0]:
         T = integer("T", "Rounds per run.")

@@ -207,6 +207,25 @@ def _set_link(key: str, values: list[str]) -> None:
             qp.remove_param(key)
 
 
+def rename(new_name: Callable[[str], str | None], new_values: dict[str, dict[str, str]] | None = None) -> None:
+    """Give a link shared before a rename its new spelling, before any widget reads it: each parameter whose
+    ``new_name(name)`` is a name moves there (unless the link sets that one too), and a value that
+    ``new_values[name]`` maps is written anew. Nothing is named in a note: the link means what it meant."""
+    with get_session_state().query_params() as qp:
+        names = list(qp._initial_query_params)
+    for name in names:
+        values = _link_values(name) or []
+        target = new_name(name) or name
+        table = (new_values or {}).get(target, {})
+        spelled = [table.get(v, v) for v in values]
+        if target != name:
+            _set_link(name, [])
+            if _link_values(target) is None:
+                _set_link(target, spelled)
+        elif spelled != values:
+            _set_link(name, spelled)
+
+
 def _link_values(key: str) -> list[str] | None:
     """The values the link gives ``key`` (what the widget would read now), or None if it has none."""
     with get_session_state().query_params() as qp:

@@ -177,3 +177,38 @@ def test_the_link_snapshot_fields_exist_in_this_streamlit():
 
     qp = QueryParams()
     assert isinstance(qp._initial_query_params, dict) and isinstance(qp._query_params, dict)
+
+
+def test_a_sweep_link_with_a_models_older_name_opens_that_sweep():
+    """A sweeps link shared before mean-variance's kind was renamed (``mv`` → ``meanvar``) opens the same sweep:
+    the model, both axes and the values, with no note, and the link now spelled with the new names."""
+    at = open_with({"sweep_kind": "mv", "sweep_x_mv": "rho", "sweep_y_mv": "alpha", "sweep_mv_rho": "20, 40",
+                    "sweep_mv_alpha": "0.1, 0.2"}, "pages/sweeps.py")
+    assert at.selectbox(key="sweep_kind").value == "meanvar"
+    assert at.selectbox(key="sweep_x_meanvar").value == "rho" and at.selectbox(key="sweep_y_meanvar").value == "alpha"
+    assert at.text_input(key="sweep_meanvar_rho").value == "20, 40"
+    assert at.text_input(key="sweep_meanvar_alpha").value == "0.1, 0.2"
+    assert notes(at) == ""
+    link = params(at)
+    assert link["sweep_kind"] != "mv" and not any(k.endswith("_mv") or "_mv_" in k for k in link), link
+
+
+def test_a_new_name_in_the_same_link_wins_over_the_old_one():
+    """A link holding both spellings keeps the current one's value (the old one is dropped, not merged)."""
+    at = open_with({"sweep_kind": "meanvar", "sweep_x_mv": "alpha", "sweep_x_meanvar": "rho"}, "pages/sweeps.py")
+    assert at.selectbox(key="sweep_x_meanvar").value == "rho"
+    assert "sweep_x_mv" not in params(at)
+
+
+def test_the_same_setting_on_both_sweep_axes_is_no_choice_and_a_link_asking_for_it_is_named():
+    """The Y axis offers every setting but the X axis' one (a setting swept against itself crashed the page on a
+    duplicate key); moving X onto Y's setting moves Y to another, and a link asking for both is ignored with a note."""
+    at = open_with({}, "pages/sweeps.py")
+    x, y = at.selectbox(key="sweep_x_dose"), at.selectbox(key="sweep_y_dose")
+    assert x.value not in y.options
+    at.selectbox(key="sweep_x_dose").set_value(y.value).run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert at.selectbox(key="sweep_x_dose").value != at.selectbox(key="sweep_y_dose").value
+    at = open_with({"sweep_kind": "meanvar", "sweep_x_meanvar": "rho", "sweep_y_meanvar": "rho"}, "pages/sweeps.py")
+    assert at.selectbox(key="sweep_x_meanvar").value == "rho" and at.selectbox(key="sweep_y_meanvar").value == "alpha"
+    assert "sweep_y_meanvar=rho" in notes(at) and "**Y axis**" in notes(at)
