@@ -12,12 +12,35 @@ flight waited for, so the process exits 0.
 
 from __future__ import annotations
 
+import logging
 import os
 import signal
 import sys
 from typing import Any
 
 from .approot import app_root
+
+GONE = "a browser closed its connection while the server was opening or closing it (a tab closed or reloaded); " \
+       "nothing failed"
+"""What the log says instead of a traceback when a browser leaves in the middle of a websocket's handshake."""
+
+
+class ClientGone(logging.Filter):
+    """Turns the web server's traceback for a browser that left mid-connection into one line at INFO.
+
+    When a tab closes or reloads while its websocket is being accepted or closed (it happens on a loaded server),
+    Streamlit's endpoint raises starlette's ``WebSocketDisconnected`` and the web server logs it as an exception in
+    the application. The visitor is gone and nothing failed, so a classroom's log should not read as an error;
+    any other exception passes unchanged.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        if exc is not None and type(exc).__name__ in ("WebSocketDisconnected", "WebSocketDisconnect") \
+                and type(exc).__module__.startswith("starlette"):
+            record.msg, record.args, record.exc_info, record.exc_text = GONE, (), None, None
+            record.levelno, record.levelname = logging.INFO, "INFO"
+        return True
 
 
 def _exit_cleanly(signum: int, frame: Any) -> None:
@@ -36,6 +59,7 @@ def main(argv: list[str] | None = None) -> None:
     from . import warmup
 
     warmup.start()
+    logging.getLogger("uvicorn.error").addFilter(ClientGone())
     from streamlit.web import cli
 
     root = app_root()
