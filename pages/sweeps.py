@@ -94,20 +94,17 @@ def axis_controls(fam: Any, slot: str, index: int, other: str | None = None) -> 
 
 def old_param(name: str) -> str | None:
     """A sweep link's parameter under a model's older name (``sweep_x_mv``, ``sweep_mv_rho``) by its current one."""
-    for fam in families.FAMILIES.values():
-        for old in fam.aliases:
-            for stem in ("sweep_x_", "sweep_y_"):
-                if name == stem + old:
-                    return stem + fam.kind
-            if name.startswith(f"sweep_{old}_"):
-                return f"sweep_{fam.kind}_" + name[len(f"sweep_{old}_"):]
+    for stem in ("sweep_x_", "sweep_y_", "sweep_"):
+        if name.startswith(stem):
+            kind, sep, rest = name[len(stem):].partition("_")
+            return stem + families.canonical(kind) + sep + rest
     return None
 
 
 def controls(ctx: shell.RunContext) -> dict[str, Any]:
     """The model, its two axes with their values, the size and the restore box (a link written with a model's
     older name first takes its current one)."""
-    links.rename(old_param, {KIND_KEY: {old: f.kind for f in families.FAMILIES.values() for old in f.aliases}})
+    links.rename(old_param, {KIND_KEY: families.canonical})
     kind = links.bound(st.selectbox, "Model", KINDS, key=KIND_KEY, format_func=lambda k: families.get(k).title or k,
                        help="Whose safety settings to sweep.")
     fam = families.get(kind)

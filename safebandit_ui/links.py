@@ -207,17 +207,18 @@ def _set_link(key: str, values: list[str]) -> None:
             qp.remove_param(key)
 
 
-def rename(new_name: Callable[[str], str | None], new_values: dict[str, dict[str, str]] | None = None) -> None:
+def rename(new_name: Callable[[str], str | None], new_values: dict[str, Callable[[str], str]] | None = None) -> None:
     """Give a link shared before a rename its new spelling, before any widget reads it: each parameter whose
-    ``new_name(name)`` is a name moves there (unless the link sets that one too), and a value that
-    ``new_values[name]`` maps is written anew. Nothing is named in a note: the link means what it meant."""
+    ``new_name(name)`` is another name moves there (unless the link sets that one too), and each value of a
+    parameter in ``new_values`` is written as that function spells it. Nothing is named in a note: the link means
+    what it meant."""
     with get_session_state().query_params() as qp:
         names = list(qp._initial_query_params)
     for name in names:
         values = _link_values(name) or []
         target = new_name(name) or name
-        table = (new_values or {}).get(target, {})
-        spelled = [table.get(v, v) for v in values]
+        spell = (new_values or {}).get(target, str)
+        spelled = [spell(v) for v in values]
         if target != name:
             _set_link(name, [])
             if _link_values(target) is None:
