@@ -179,6 +179,11 @@ def build_settings(family: Family, spec: Spec, values: dict[str, Any], ctx: shel
     return s
 
 
+def shown(slots: Slots, figures: Mapping[str, go.Figure]) -> dict[str, go.Figure]:
+    """The figures that have a slot on the page now (a closed secondary section has none: its chart is not drawn)."""
+    return {name: fig for name, fig in figures.items() if name in slots}
+
+
 def render(kind: str, title: str, intro: str) -> None:
     """The model page of the family ``kind``, under ``title`` and its introduction ``intro``."""
     family = families.get(kind)
@@ -196,11 +201,12 @@ def render(kind: str, title: str, intro: str) -> None:
         more, state = spec.layout(s)
         slots.update(more)
         run, shared, seconds = live.run(s, ctx, lambda r: pagekit.draw_charts(
-            slots, pagekit.with_pins(spec.figures(s, spec.views(r), state), kind, s), f"-live-{r.t_done}"))
+            slots, pagekit.with_pins(shown(slots, spec.figures(s, spec.views(r), state)), kind, s),
+            f"-live-{r.t_done}"))
         views = pagekit.per_run(run, "views", lambda: spec.views(run))
         status.caption(live.caption(run, shared, seconds))
         figures = pagekit.per_run(run, ("figures", state), lambda: spec.figures(s, views, state))
-        pagekit.draw_charts(slots, pagekit.with_pins(figures, kind, s))
+        pagekit.draw_charts(slots, pagekit.with_pins(shown(slots, figures), kind, s))
         spec.texts(slots, s, views, state)
         for section in spec.sections:
             section(s, run, views, ctx)

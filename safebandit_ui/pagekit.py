@@ -136,15 +136,54 @@ def chart_row(slots: dict[str, Any], name: str, title: str) -> Any:
     return right
 
 
+def more_row(slots: dict[str, Any], name: str, title: str, key: str) -> Any | None:
+    """A secondary section: ``title`` as a collapsed box (:func:`lazy`, ``key``) holding the chart slot ``name`` in
+    its wide left column; returns the right column while the box is open, else None (nothing of it is drawn).
+
+    A page load then draws only the charts its reader asked for: each plotly chart costs the browser about 0.1 s
+    on a reload and again on every slider step that changes it.
+    """
+    box = lazy(title, key)
+    if not box.open:
+        return None
+    with box:
+        left, right = st.columns([3, 2], gap="medium")
+    slots[name] = left.empty()
+    return right
+
+
+ZOOM_DEFAULT = 10
+"""The zoom slider's start: the first 10 % of the rounds."""
+
+
 def zoom_row(slots: dict[str, Any], key: str, note: str) -> float:
-    """*The exploration phase, enlarged*: the ``zoom`` slot, the zoom slider (``key``) and ``note``; the share (%)."""
-    right = chart_row(slots, "zoom", "The exploration phase, enlarged")
+    """*The exploration phase, enlarged*, a :func:`more_row` (box ``key + "_box"``): the ``zoom`` slot, the zoom
+    slider (``key``) and ``note``; the share (%), :data:`ZOOM_DEFAULT` while the box is closed. The sentence slot
+    ``zoom_note`` follows the chart."""
+    right = more_row(slots, "zoom", "The exploration phase, enlarged", f"{key}_box")
+    if right is None:
+        return float(ZOOM_DEFAULT)
     with right:
-        zoom = links.bound(st.slider, "Zoom: first … % of the rounds", 1, 50, 10, 1, key=key,
+        zoom = links.bound(st.slider, "Zoom: first … % of the rounds", 1, 50, ZOOM_DEFAULT, 1, key=key,
                            help="The One-size-fits-all paper zooms on the first rounds, where the policies differ "
                                 "most.")
         st.markdown(note)
+        slots["zoom_note"] = st.empty()
     return float(zoom)
+
+
+def symbols(key: str, *formulas: str, note: str = "") -> None:
+    """A section's formulas (LaTeX) and ``note`` in a collapsed *In symbols* box (:func:`lazy`, ``key``), typeset
+    only while it is open: the words beside each chart say the same in plain language, and every formula costs
+    each page load the browser's time to typeset it."""
+    box = lazy("In symbols", key, icon=":material/function:")
+    if not box.open:
+        return
+    with box:
+        for formula in formulas:
+            st.latex(formula)
+        if note:
+            st.caption(note)
 
 
 def lazy(label: str, key: str, icon: str | None = None) -> Any:

@@ -134,13 +134,13 @@ def layout(s: ConservativeSettings) -> tuple[model_page.Slots, float]:
     with pagekit.chart_row(slots, "regret", "Regret: what the caution costs"):
         st.markdown("Reward lost against always playing the best arm; flat means it has learned, lower is better "
                     "(as the One-size-fits-all paper's Figure 1: mean over runs, min–max band).")
-        st.latex(r"\mathcal{R}_T=\sum_{t=1}^{T}\big(\mu_{\mathrm{best}}-\mu_{x_t}\big),\quad \mu_{x_0}=\mu_0")
         st.caption("The dashed line is the baseline: a learner that earns exactly (1 − α)·μ₀ each round, the most "
                    "the rule lets it lose.")
         slots["regret_note"] = st.empty()
+        pagekit.symbols("cb_regret_symbols",
+                        r"\mathcal{R}_T=\sum_{t=1}^{T}\big(\mu_{\mathrm{best}}-\mu_{x_t}\big),\quad \mu_{x_0}=\mu_0")
     zoom = pagekit.zoom_row(slots, "cb_zoom", "A curve above the dashed line has lost more expected reward than a "
                                               "learner earning exactly (1 − α)·μ₀ per round.")
-    slots["zoom_note"] = st.empty()
     pagekit.chart_row(slots, "reward", "Reward against the line it must stay above").markdown(
         "Total reward Σ r_s so far; the red dashed line is (1 − α)·μ₀·t. GenCB is built never to go under it, the "
         "lower-confidence baselines with probability 1 − δ; the unconstrained one may dip under it while it explores.")
@@ -148,20 +148,23 @@ def layout(s: ConservativeSettings) -> tuple[model_page.Slots, float]:
     right.markdown("Slack Σ r_s − (1 − α)·μ₀·t per policy; the rule is broken where it goes below the red zero line "
                    "(a cross marks the first such round; each row's title says what happened in this run).")
     slots["slack_note"] = right.empty()
-    with pagekit.chart_row(slots, "default_pulls", "Default-arm pulls N₀(t)"):
-        st.markdown("How often each policy fell back on the default arm; the unconstrained policy never does.")
-        slots["pulls_note"] = st.empty()
+    right = pagekit.more_row(slots, "default_pulls", "Default-arm pulls N₀(t)", "cb_pulls_box")
+    if right is not None:
+        right.markdown("How often each policy fell back on the default arm; the unconstrained policy never does.")
+        slots["pulls_note"] = right.empty()
     return slots, zoom
 
 
 def texts(slots: model_page.Slots, s: ConservativeSettings, v: model_page.Views, zoom: float) -> None:
     """The comparisons, each computed from this run: regret, default pulls, slack, the zoom window."""
     frame, summary, base = v["frame"], v["summary"], BASELINE[s.problem]
-    slots["zoom_note"].caption(vc.zoom_sentence(frame, v["best"], vc.early_window(s.T, zoom / 100)))
+    if "zoom_note" in slots:
+        slots["zoom_note"].caption(vc.zoom_sentence(frame, v["best"], vc.early_window(s.T, zoom / 100)))
     slots["slack_note"].markdown(captions.slack_runs(vc.negative_slack(frame)))
     if {"gencb", base} <= set(summary["policy"]):
         slots["regret_note"].markdown(captions.regret_verdict(summary, "gencb", base, s.seeds, s.K))
-        slots["pulls_note"].markdown(captions.default_pulls_sentence(summary, "gencb", base))
+        if "pulls_note" in slots:
+            slots["pulls_note"].markdown(captions.default_pulls_sentence(summary, "gencb", base))
 
 
 def summary_table(s: ConservativeSettings, run: Run, v: model_page.Views, ctx: shell.RunContext) -> None:

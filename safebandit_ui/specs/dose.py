@@ -71,15 +71,16 @@ def layout(s: DoseSettings) -> tuple[model_page.Slots, str]:
                     "that flattens has learned; lower is better — unless it is negative, which means the "
                     "policy earned more by breaking the rule.")
         slots["regret_text"] = st.empty()
-        st.latex(r"\mathcal{R}_T=\sum_{t=1}^{T}\big(g(\alpha^*_t)-g(\alpha_t)\big)\langle X_t,\theta^*\rangle")
+        pagekit.symbols("dose_regret_symbols",
+                        r"\mathcal{R}_T=\sum_{t=1}^{T}\big(g(\alpha^*_t)-g(\alpha_t)\big)\langle X_t,\theta^*\rangle")
         band = links.bound(st.radio, "Spread across seeds", ["std", "minmax"], key="band", horizontal=True,
                            format_func={"std": "± 1 std", "minmax": "min – max"}.get)
     with pagekit.chart_row(slots, "violations", "Safety: how often the realized cost passes τ"):
         st.markdown("Each round must keep its **realized** cost below τ with probability at least 1 − δ: the bar "
                     "of a safe policy stays under the dashed δ line. In this run:")
         slots["safety_text"] = st.empty()
-        st.latex(r"\Pr(C_t\le\tau)\ge 1-\delta\quad\text{every round, where}")
-        st.latex(r"C_t=g(\alpha_t)\big(\langle X_t,\mu^*\rangle+\xi^c_t\big)")
+        pagekit.symbols("dose_safety_symbols", r"\Pr(C_t\le\tau)\ge 1-\delta\quad\text{every round, where}",
+                        r"C_t=g(\alpha_t)\big(\langle X_t,\mu^*\rangle+\xi^c_t\big)")
     slots["cost"] = st.empty()
     st.caption("Realized costs of the first seed at 150 evenly spaced rounds (the panel titles count every round); "
                "red crosses are rounds above τ. Costs can be negative: the noise ξ is added to the mean cost, and a "
@@ -88,15 +89,16 @@ def layout(s: DoseSettings) -> tuple[model_page.Slots, str]:
         st.markdown("The learner may only dose inside [0, α̂max_t]. It starts small and grows towards the true "
                     "limit α*max_t (grey) as its estimate of the cost sharpens; the dots are the doses it chose, at "
                     "150 evenly spaced rounds (0 when it expects no benefit).")
-        st.latex(r"\hat\alpha_{\max,t}=g^{-1}\Big(\min\Big\{1,\ \frac{\tau}{\hat B_t}\Big\}\Big)")
-        st.latex(r"\hat B_t=\langle X_t,\hat\mu_t\rangle+\beta^c_t\,\|X_t\|_{\Sigma_t^{-1}}+b_\delta")
-        st.latex(r"b_\delta=\kappa_c\sqrt{2\log(1/\delta)}")
-        st.caption("μ̂_t: ridge estimate of the cost parameter; β^c_t‖X_t‖: its uncertainty in this direction; "
-                   "b_δ: the noise margin that On-Expectation leaves out. On-Expectation is the expected-cost "
-                   "policy of Pacchiano et al., which picks a distribution over doses; since reward and cost both "
-                   "scale with g(α), its linear program depends only on E[g(α)] and is solved by the deterministic "
-                   "dose with b_δ = 0, which is what runs here. A different dose curve g changes no safety number: "
-                   "the margin acts on g(α), and g⁻¹ maps the same safe effect back to a dose.")
+        pagekit.symbols(
+            "dose_safe_symbols", r"\hat\alpha_{\max,t}=g^{-1}\Big(\min\Big\{1,\ \frac{\tau}{\hat B_t}\Big\}\Big)",
+            r"\hat B_t=\langle X_t,\hat\mu_t\rangle+\beta^c_t\,\|X_t\|_{\Sigma_t^{-1}}+b_\delta",
+            r"b_\delta=\kappa_c\sqrt{2\log(1/\delta)}",
+            note="μ̂_t: ridge estimate of the cost parameter; β^c_t‖X_t‖: its uncertainty in this direction; "
+                 "b_δ: the noise margin that On-Expectation leaves out. On-Expectation is the expected-cost "
+                 "policy of Pacchiano et al., which picks a distribution over doses; since reward and cost both "
+                 "scale with g(α), its linear program depends only on E[g(α)] and is solved by the deterministic "
+                 "dose with b_δ = 0, which is what runs here. A different dose curve g changes no safety number: "
+                 "the margin acts on g(α), and g⁻¹ maps the same safe effect back to a dose.")
     return slots, band
 
 
@@ -114,11 +116,13 @@ def slack_figure(run: Run, v: model_page.Views) -> go.Figure:
 def slack_and_table(s: DoseSettings, run: Run, v: model_page.Views, ctx: shell.RunContext) -> None:
     """Slack distribution and the per-policy summary table."""
     summary = v["summary"]
-    st.subheader("Slack τ − C_t")
-    left, right = st.columns([3, 2], gap="medium")
-    pagekit.chart(left, slack_figure(run, v), "slack")
-    right.markdown("How much room each round left under the limit, over all seeds and rounds. Mass left of 0 is "
-                   "a violation; a policy that hugs 0 from the right uses its budget fully but safely.")
+    slots: model_page.Slots = {}
+    right = pagekit.more_row(slots, "slack", "Slack τ − C_t: the room each round left", "dose_slack_box")
+    if right is not None:
+        pagekit.chart(slots["slack"], slack_figure(run, v), "slack")
+        right.markdown("How much room each round left under the limit, over all seeds and rounds. Mass left of 0 is "
+                       "a violation; a policy that hugs 0 from the right uses its budget fully but safely.")
+    st.subheader("Per policy, over every seed")
     table = pd.DataFrame({
         "policy": summary["label"],
         "violation rate (%)": summary["violation_rate"] * 100,
@@ -133,11 +137,18 @@ def slack_and_table(s: DoseSettings, run: Run, v: model_page.Views, ctx: shell.R
                                  "final regret (std)": "%.2f", "min slack": "%.3f"})
 
 
-@st.fragment
 def round_inspector(s: DoseSettings, run: Run, v: model_page.Views, ctx: shell.RunContext) -> None:
+    """*Inside one round*, a collapsed box drawn only while open (:func:`round_detail`)."""
+    box = pagekit.lazy("Inside one round: the law of its cost", "dose_round_box")
+    if box.open:
+        with box:
+            round_detail(s, v)
+
+
+@st.fragment
+def round_detail(s: DoseSettings, v: model_page.Views) -> None:
     """Pick a round and a policy: the law of that round's cost at the dose chosen, against τ and δ."""
     frame = v["frame"]
-    st.subheader("Inside one round")
     left, right = st.columns([3, 2], gap="medium")
     with right:
         st.markdown("At a given round the cost is Gaussian: mean g(α)⟨X,μ*⟩, spread g(α)κ_c. A bigger dose "

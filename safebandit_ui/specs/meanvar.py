@@ -113,7 +113,6 @@ def layout(s: MVSettings) -> tuple[model_page.Slots, float]:
         slots["regret_note"] = st.empty()
     zoom = pagekit.zoom_row(slots, "mv_zoom", "A curve above the dashed line has lost more mean-variance than a run "
                                               "earning exactly (1 − α)·MV₀ per round.")
-    slots["zoom_note"] = st.empty()
     st.subheader("Slack: was the constraint kept?")
     slots["verdict"] = st.container()
     left, right = st.columns([3, 2], gap="medium")
@@ -121,9 +120,10 @@ def layout(s: MVSettings) -> tuple[model_page.Slots, float]:
     right.markdown("Slack t·MV̂ₜ − (1 − α)·MV₀·t per policy; the constraint is broken where it goes below the red "
                    "zero line, and a cross marks the first such round. With ρ > 2/(α·μ₀) MV-CUCB's never does; "
                    "below that threshold it may, and the row titles say whether it did.")
-    with pagekit.chart_row(slots, "default_pulls", "Default-arm pulls N₀(t)"):
-        st.markdown("How often each policy fell back on the default arm. MV-UCB never does.")
-        slots["pulls_note"] = st.empty()
+    right = pagekit.more_row(slots, "default_pulls", "Default-arm pulls N₀(t)", "mv_pulls_box")
+    if right is not None:
+        right.markdown("How often each policy fell back on the default arm. MV-UCB never does.")
+        slots["pulls_note"] = right.empty()
     st.subheader("The arms in the mean–variance plane")
     slots["arms"] = st.empty()
     st.caption("Each ring is an arm at (mean, variance); the default arm is the diamond at (μ₀, 0). Arms on the "
@@ -151,10 +151,12 @@ def texts(slots: model_page.Slots, s: MVSettings, v: model_page.Views, zoom: flo
                                                       s.rho, neg, LABELS["mvcucb"]))
     with slots["verdict"]:
         verdict(neg)
-    slots["zoom_note"].caption(vm.zoom_sentence(frame, mv.best_mv(s), vc.early_window(s.T, zoom / 100)))
+    if "zoom_note" in slots:
+        slots["zoom_note"].caption(vm.zoom_sentence(frame, mv.best_mv(s), vc.early_window(s.T, zoom / 100)))
     if set(NAMES) <= set(summary["policy"]):
         slots["regret_note"].markdown(captions.ranking(summary, "mvcucb", "mvucb", s.seeds))
-        slots["pulls_note"].markdown(captions.default_pulls_sentence(summary, "mvcucb", "mvucb"))
+        if "pulls_note" in slots:
+            slots["pulls_note"].markdown(captions.default_pulls_sentence(summary, "mvcucb", "mvucb"))
 
 
 def summary_table(s: MVSettings, run: Run, v: model_page.Views, ctx: shell.RunContext) -> None:

@@ -102,36 +102,46 @@ def layout(s: nl.NonlinearSettings) -> tuple[model_page.Slots, None]:
     with pagekit.chart_row(slots, "regret", "Regret: how much reward the caution costs"):
         st.markdown("Reward lost against a clairvoyant that knows θ* and μ* and obeys the same rule. A curve that "
                     "flattens has learned; lower is better.")
-        st.latex(r"\mathcal{R}(T)=\sum_{t=1}^{T}\big(g(\alpha^*_t)-g(\alpha_t)\big)\,\theta^*(X_t)")
         slots["regret_text"] = st.empty()
+        pagekit.symbols("nl_regret_symbols",
+                        r"\mathcal{R}(T)=\sum_{t=1}^{T}\big(g(\alpha^*_t)-g(\alpha_t)\big)\,\theta^*(X_t)")
     with pagekit.chart_row(slots, "violations", "Safety: how often the realized cost passes τ"):
         st.markdown("Each round must keep its **realized** cost below τ with probability at least 1 − δ. "
                     "HPC-UCB adds the noise margin b_δ to the most pessimistic cost function still in its set; "
                     "On-Expectation leaves the margin out.")
-        st.latex(r"\Pr(C_t\le\tau)\ge1-\delta\quad\text{every round, where}")
-        st.latex(r"C_t=g(\alpha_t)\big(\mu^*(X_t)+\xi^c_t\big)")
         slots["violations_text"] = st.empty()
+        pagekit.symbols("nl_safety_symbols", r"\Pr(C_t\le\tau)\ge1-\delta\quad\text{every round, where}",
+                        r"C_t=g(\alpha_t)\big(\mu^*(X_t)+\xi^c_t\big)")
     with pagekit.chart_row(slots, "sets", "The confidence sets shrink"):
         st.markdown("The learner keeps every function of the class that stays within ρ of the least-squares fit "
                     "on the contexts it has dosed (a zero dose teaches nothing). Each new context rules out the "
                     "functions it tells apart from the fit.")
-        st.latex(r"C^c_t=\big\{\mu\in\mathcal F^c:\ \|\mu-\hat\mu_t\|^2_{D_t}\le\rho^c\big\}")
-        st.latex(r"\|f\|^2_{D_t}=\sum_{s\in D_t}f(X_s)^2,\quad\rho^c=8\kappa_c^2\log\frac{|\mathcal F^c|}{\delta'}")
         slots["sets_text"] = st.empty()
+        pagekit.symbols(
+            "nl_sets_symbols", r"C^c_t=\big\{\mu\in\mathcal F^c:\ \|\mu-\hat\mu_t\|^2_{D_t}\le\rho^c\big\}",
+            r"\|f\|^2_{D_t}=\sum_{s\in D_t}f(X_s)^2,\quad\rho^c=8\kappa_c^2\log\frac{|\mathcal F^c|}{\delta'}")
     st.caption("The **eluder dimension** of a class counts how many rounds it can keep surprising you: how long a "
                "run of contexts can be in which each new one is explained differently by functions that agreed "
                "on all the earlier ones. Theorem 3 of Safety by Design (2026) bounds the regret, with probability "
                "1 − δ′, by about √(eluder dimension × log|F| × T) times κ and log factors (the cost term over τ): "
                "for a finite class log|F| takes the place of one factor d in the linear model's d√T (Theorem 2).")
-    st.latex(r"\mathcal{R}(T)=\mathcal{O}\Big(\sqrt{d^r_{\rm eluder}\,T\,\rho^r(T,\tfrac{\delta'}{3})}"
-             r"+\tfrac1\tau\sqrt{d^c_{\rm eluder}\,T\,\rho^c(T,\tfrac{\delta'}{3})}\Big)")
+    pagekit.symbols("nl_bound_symbols", r"\mathcal{R}(T)=\mathcal{O}\Big(\sqrt{d^r_{\rm eluder}\,T\,"
+                    r"\rho^r(T,\tfrac{\delta'}{3})}+\tfrac1\tau"
+                    r"\sqrt{d^c_{\rm eluder}\,T\,\rho^c(T,\tfrac{\delta'}{3})}\Big)")
     return slots, None
 
 
-@st.fragment
 def candidates(s: nl.NonlinearSettings, run: Run, v: model_page.Views, ctx: shell.RunContext) -> None:
+    """*Inside the cost class at one round*, a collapsed box drawn only while open (:func:`class_at_round`)."""
+    box = pagekit.lazy("Inside the cost class at one round", "nl_class_box")
+    if box.open:
+        with box:
+            class_at_round(s, run)
+
+
+@st.fragment
+def class_at_round(s: nl.NonlinearSettings, run: Run) -> None:
     """Pick a policy, seed, direction and round: the cost class along that direction, the set highlighted."""
-    st.subheader("Inside the cost class at one round")
     left, right = st.columns([3, 2], gap="medium")
     directions = nc.directions(s)
     with right:

@@ -29,7 +29,7 @@ REQUIRED = os.environ.get("SAFEBANDIT_REQUIRE_BROWSER") == "1"
 BROWSER_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
                 "--disable-extensions", "--no-first-run", "--mute-audio"]
 CHART = "[data-testid='stPlotlyChart']"
-N_CHARTS = 8  # g curve, regret, violations, cost, safe interval, slack, cost distribution, scrub
+N_CHARTS = 6  # g curve, regret, violations, cost, safe interval, scrub (slack and one round: closed boxes)
 
 pytestmark = pytest.mark.browser
 
@@ -210,8 +210,8 @@ def wait_idle(pg, timeout_ms: int = 90_000) -> None:
 
 def wait_for_charts(pg, timeout_ms: int = 120_000, n_charts: int = N_CHARTS) -> None:
     """Wait until ``n_charts`` charts (every dose-page chart by default) are drawn by plotly and the script is idle."""
-    pg.wait_for_function(f"document.querySelectorAll(\"{CHART} .js-plotly-plot .main-svg\").length >= {n_charts}",
-                         timeout=timeout_ms)
+    pg.wait_for_function(f"""Array.from(document.querySelectorAll("{CHART} .js-plotly-plot"))
+        .filter(gd => gd.querySelector(".main-svg")).length >= {n_charts}""", timeout=timeout_ms)
     wait_idle(pg, timeout_ms)
 
 

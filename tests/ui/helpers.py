@@ -46,6 +46,22 @@ def open_page(page: str, state: Mapping[str, Any] | None = None, timeout: int = 
     return at
 
 
+def lazy_boxes(at: AppTest) -> list[str]:
+    """The keys of the page's collapsed boxes whose contents are drawn only while open (``pagekit.lazy``)."""
+    return [e.proto.id.split("-", 2)[2] for e in at.expander if e.proto.id]
+
+
+def open_boxes(at: AppTest, *keys: str) -> AppTest:
+    """``at`` rerun with the collapsed boxes ``keys`` open (each must be on the page); no exception."""
+    missing = set(keys) - set(lazy_boxes(at))
+    assert not missing, f"no such box on the page: {sorted(missing)}"
+    for key in keys:
+        at.session_state[key] = True
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    return at
+
+
 def charts(at: AppTest) -> dict[str, dict]:
     """Plotly figures on the page by their key, as JSON."""
     return {el.key: json.loads(el.proto.spec) for el in at.get("plotly_chart")}

@@ -20,7 +20,8 @@ from safebandit_core.dose import DoseSettings
 from safebandit_core.dose import settings as dose_settings
 from safebandit_ui import registry
 from tests.support import run_with_host_devices
-from tests.ui.helpers import APP, ROOT, TIMEOUT, app, array, bundle_of, charts, download_labels, errors, open_page
+from tests.ui.helpers import (APP, ROOT, TIMEOUT, app, array, bundle_of, charts, download_labels, errors, lazy_boxes,
+                             open_boxes, open_page)
 
 SMALL_T = 1000
 pytestmark = pytest.mark.usefixtures("fresh_caches")
@@ -65,8 +66,15 @@ def test_about_page_names_papers_and_device():
 def test_dose_page_runs_and_shows_every_figure():
     at = dose_page()
     assert not errors(at)
+    # The main sections are drawn at once; the secondary ones and the formulas wait, closed, until opened.
+    assert set(charts(at)) == {"g_curve", "regret", "violations", "cost", "safe", "scrub"}
+    assert not at.latex and "Per policy, over every seed" in [h.value for h in at.subheader]
+    boxes = ["dose_regret_symbols", "dose_safety_symbols", "dose_safe_symbols", "dose_slack_box", "dose_round_box"]
+    assert set(boxes) <= set(lazy_boxes(at))
+    open_boxes(at, *boxes)
     assert set(charts(at)) == {"g_curve", "regret", "violations", "cost", "safe", "slack", "cost_distribution",
                                 "scrub"}
+    assert any(r"\hat\alpha_{\max,t}" in lat.value for lat in at.latex) and len(at.latex) == 6
     ran = at.caption[0].value
     assert ran.startswith("Ran on") and f"{SMALL_T:,} rounds" in ran
     assert array(charts(at)["regret"]["data"][-1]["x"]).max() == SMALL_T
@@ -122,7 +130,7 @@ def test_dose_curve_controls_redraw_the_curve():
 
 
 def test_round_inspector_follows_the_round_slider_and_policy():
-    at = dose_page()
+    at = open_boxes(dose_page(), "dose_round_box")
     before = charts(at)["cost_distribution"]
     round_slider = next(s for s in at.slider if s.label == "Round t")
     target = 1 if round_slider.value != 1 else SMALL_T

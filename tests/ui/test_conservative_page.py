@@ -16,7 +16,7 @@ from streamlit.testing.v1 import AppTest
 from safebandit_core import settings
 from safebandit_core.conservative import ConservativeSettings
 from safebandit_ui import registry
-from tests.ui.helpers import array, bundle_of, charts, download_labels, errors, open_page
+from tests.ui.helpers import array, bundle_of, charts, download_labels, errors, open_boxes, open_page
 
 PAGE = "pages/conservative.py"
 SMALL = {"cb_T": 400, "cb_seeds": 2, "cb_K": 12}
@@ -24,9 +24,14 @@ FIGURES = {"regret", "zoom", "reward", "slack", "default_pulls", "scrub"}
 pytestmark = pytest.mark.usefixtures("fresh_caches")
 
 
+OPEN = {"cb_zoom_box": True, "cb_pulls_box": True}
+"""The page's secondary sections, open: the zoomed regret and the default-arm pulls."""
+
+
 def page(**state) -> AppTest:
-    """The page reached through the entry point, small shape, any widget values in ``state``."""
-    return open_page(PAGE, {**SMALL, **state})
+    """The page reached through the entry point, small shape, its secondary sections open (:data:`OPEN`), any
+    widget values in ``state``."""
+    return open_page(PAGE, {**SMALL, **OPEN, **state})
 
 
 def ran(at: AppTest) -> str:
@@ -54,7 +59,10 @@ def test_page_is_registered_under_models():
 
 
 def test_page_runs_and_says_what_this_run_shows():
-    at = page()
+    at = open_page(PAGE, SMALL)
+    # Until opened, the secondary sections are closed boxes with nothing drawn in them.
+    assert set(charts(at)) == FIGURES - {"zoom", "default_pulls"}
+    at = open_boxes(at, *OPEN, "cb_regret_symbols")
     assert not errors(at)
     assert set(charts(at)) == FIGURES
     assert "400 rounds × 2 seeds × 3 policies" in ran(at)

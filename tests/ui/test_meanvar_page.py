@@ -13,7 +13,7 @@ from streamlit.testing.v1 import AppTest
 from safebandit_core import settings
 from safebandit_core.conservative import ConservativeSettings
 from safebandit_core.meanvar import MVSettings
-from tests.ui.helpers import bundle_of, charts, download_labels, errors, open_page, warnings
+from tests.ui.helpers import bundle_of, charts, download_labels, errors, open_boxes, open_page, warnings
 
 PAGE = "pages/meanvar.py"
 SMALL = {"mv_T": 400, "mv_seeds": 2, "mv_K": 8}
@@ -21,9 +21,14 @@ FIGURES = {"regret", "zoom", "slack", "default_pulls", "arms", "scrub"}
 pytestmark = pytest.mark.usefixtures("fresh_caches")
 
 
+OPEN = {"mv_zoom_box": True, "mv_pulls_box": True}
+"""The page's secondary sections, open: the zoomed regret and the default-arm pulls."""
+
+
 def page(**state) -> AppTest:
-    """The page reached through the entry point, small shape, any widget values in ``state``."""
-    return open_page(PAGE, {**SMALL, **state})
+    """The page reached through the entry point, small shape, its secondary sections open (:data:`OPEN`), any
+    widget values in ``state``."""
+    return open_page(PAGE, {**SMALL, **OPEN, **state})
 
 
 def metrics(at: AppTest) -> dict[str, str]:
@@ -36,7 +41,10 @@ def condition(at: AppTest) -> str:
 
 
 def test_page_runs_shows_every_figure_and_the_constraint_verdict():
-    at = page()
+    at = open_page(PAGE, SMALL)
+    # Until opened, the secondary sections are closed boxes with nothing drawn in them.
+    assert set(charts(at)) == FIGURES - {"zoom", "default_pulls"}
+    at = open_boxes(at, *OPEN)
     assert not errors(at)
     assert set(charts(at)) == FIGURES
     assert not warnings(at), "ρ = 30 > 2/(0.1·0.7) ≈ 28.57: the guarantee holds by default"

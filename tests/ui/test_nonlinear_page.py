@@ -16,7 +16,7 @@ from streamlit.testing.v1 import AppTest
 from safebandit_core import settings
 from safebandit_core.dose.nonlinear import NonlinearSettings
 from safebandit_ui import registry
-from tests.ui.helpers import array, bundle_of, charts, download_labels, errors, open_page
+from tests.ui.helpers import array, bundle_of, charts, download_labels, errors, open_boxes, open_page
 
 PAGE = "pages/nonlinear.py"
 SIZE, T = 16, 600
@@ -27,8 +27,9 @@ pytestmark = pytest.mark.usefixtures("fresh_module_caches")
 
 
 def page(**state) -> AppTest:
-    """The page reached through the entry point, small shape, any widget values in ``state``."""
-    return open_page(PAGE, {**SMALL, **state})
+    """The page reached through the entry point, small shape, its *Inside the cost class* box open, any widget
+    values in ``state``."""
+    return open_page(PAGE, {**SMALL, "nl_class_box": True, **state})
 
 
 def trace(fig: dict, name: str) -> dict:
@@ -52,9 +53,13 @@ def test_page_is_registered_under_models_after_the_dose_page():
 
 
 def test_page_runs_with_every_figure_and_sentences_from_the_run():
-    at = page()
+    at = open_page(PAGE, SMALL)
+    # Until opened, the class at one round and the formulas are closed boxes with nothing drawn in them.
+    assert set(charts(at)) == FIGURES - {"candidates"} and not at.latex
+    at = open_boxes(at, "nl_class_box", "nl_regret_symbols", "nl_safety_symbols", "nl_sets_symbols",
+                    "nl_bound_symbols")
     assert not errors(at)
-    assert set(charts(at)) == FIGURES
+    assert set(charts(at)) == FIGURES and len(at.latex) == 6
     assert any(f"{T} rounds × 2 seeds × 3 policies" in c.value for c in at.caption)
     text = " ".join(m.value for m in at.markdown)
     assert "Seed 000" not in text and "Safety by Design (2026)" in text

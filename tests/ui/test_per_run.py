@@ -40,8 +40,12 @@ def test_a_value_is_built_once_per_run_and_name_and_the_oldest_is_dropped(monkey
     assert calls[-1] == "a, dropped" and len(memo.keys()) == 2
 
 
+OPEN = {"dose_slack_box": True, "dose_round_box": True}
+"""The dose page's secondary sections, open, so that every chart it can show is drawn."""
+
+
 def test_a_reload_rebuilds_no_figure_and_shows_the_same_charts():
-    at = open_page("pages/dose.py")
+    at = open_page("pages/dose.py", OPEN)
     shown, built = charts(at), pagekit._per_run().made
     assert built >= 3  # the tidy frame, the main charts, the slack chart
     at.run()
@@ -58,7 +62,7 @@ PAGE_BYTES = 480_000
 
 
 def test_a_chart_is_encoded_once_and_sent_as_float32():
-    at = open_page("pages/dose.py")
+    at = open_page("pages/dose.py", OPEN)
     encoded = pagekit._serialised().made
     specs = {el.key: el.proto.spec for el in at.get("plotly_chart")}
     at.run()
