@@ -17,6 +17,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from safebandit_core import families, scrub
+from safebandit_core.model import Scrub
 from safebandit_core.settings import SettingsError
 from safebandit_core.viz import scrub as vs
 
@@ -127,21 +128,41 @@ def section(settings: Any, ctx: shell.RunContext) -> None:
         return
     own = float(getattr(settings, field))
     current = scrub.nearest(axis, own)
-    fkey = figure_key(settings, ctx.device, field, current)
+    start = opened_at(key(settings, ctx.device, field), current)
+    fkey = figure_key(settings, ctx.device, field, start)
     if store.store().peek(fkey) is None and not inline(settings, len(axis.values)):
         started = st.session_state.setdefault("scrub_started", {})
         if fkey not in started:
             started[fkey] = True
-            threading.Thread(target=_background, args=(settings, ctx.device, field, current), daemon=True,
+            threading.Thread(target=_background, args=(settings, ctx.device, field, start), daemon=True,
                              name="safebandit-scrub").start()
         _waiting(fkey, axis.symbol, len(axis.values))
         return
     with st.spinner(f"Computing {len(axis.values)} values of {axis.symbol} on the same draws…"):
-        fig = figure(settings, ctx.device, field, current)
+        fig = figure(settings, ctx.device, field, start)
     if isinstance(fig, str):
         st.info(fig, icon=":material/tune:")
         return
-    start = "" if axis.values[current] == own else (f" It starts at {axis.symbol} = {axis.values[current]:g}, the "
-                                                    f"computed value nearest this page's {own:g}.")
-    st.caption(HOW.format(symbol=axis.symbol, draws=family.draws) + start)
+    st.caption(HOW.format(symbol=axis.symbol, draws=family.draws) + start_note(axis, start, current, own))
     pagekit.chart(st, fig, CHART_KEY, config={"displayModeBar": False})
+
+
+def opened_at(grid: str, current: int) -> int:
+    """The value index the scrub chart of the grid ``grid`` opened at in this session (``current`` the first time).
+
+    Moving the page's own knob then finds the very chart it has already drawn: nothing is sent again or redrawn
+    (Streamlit sends an unchanged chart by reference), and the slider stays where the visitor left it.
+    """
+    return st.session_state.setdefault("scrub_opened_at", {}).setdefault(grid, current)
+
+
+def start_note(axis: Scrub, start: int, current: int, own: float) -> str:
+    """Where the chart opened, when that is not the run's own value ``own`` (``current``: its nearest step)."""
+    if axis.values[start] == own:
+        return ""
+    opened = f" It opened at {axis.symbol} = {axis.values[start]:g}"
+    if start == current:
+        return f"{opened}, the computed value nearest this page's {own:g}."
+    if axis.values[current] == own:
+        return f"{opened}; this page's {axis.symbol} = {own:g} is one of its steps."
+    return f"{opened}; the step nearest this page's {axis.symbol} = {own:g} is {axis.values[current]:g}."
