@@ -572,8 +572,7 @@ def tidy(run_: Run, fields: Sequence[str] | None = None) -> pd.DataFrame:
     for cell, extra in _cell_rows(run_):
         sub = {k: (v if cell is None else v[cell]) for k, v in outs.items()}
         frame = results.tidy(sub, list(run_.policies), base_seed=run_.settings.base_seed)
-        frame.insert(1, "label", pd.Categorical(np.repeat(run_.labels, frame.shape[0] // len(run_.policies)),
-                                                categories=list(dict.fromkeys(run_.labels))))
+        frame.insert(1, "label", results.categorical(run_.labels, frame.shape[0] // len(run_.policies)))
         frame.insert(0, "kind", run_.kind)
         for j, (k, v) in enumerate(extra.items()):
             frame.insert(j, k, v)
