@@ -1,5 +1,5 @@
-"""The dose model's page: the dose-curve and policy controls, the result sections with their formulas, the slack
-chart with the summary table, and the round inspector."""
+"""The dose model's page: the dose-curve and policy controls, the result sections (their formulas on demand), the
+summary table with the slack chart on demand, and the round inspector on demand."""
 
 from __future__ import annotations
 
@@ -114,7 +114,7 @@ def slack_figure(run: Run, v: model_page.Views) -> go.Figure:
 
 
 def slack_and_table(s: DoseSettings, run: Run, v: model_page.Views, ctx: shell.RunContext) -> None:
-    """Slack distribution and the per-policy summary table."""
+    """The slack distribution (a collapsed box, drawn when opened) and the per-policy summary table."""
     summary = v["summary"]
     slots: model_page.Slots = {}
     right = pagekit.more_row(slots, "slack", "Slack τ − C_t: the room each round left", "dose_slack_box")

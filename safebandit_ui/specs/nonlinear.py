@@ -1,5 +1,6 @@
-"""The non-linear dose model's page: the function-class and policy controls, the result sections with their formulas
-and sentences, and the candidate cost functions at one round (from :func:`class_curves` on the same run)."""
+"""The non-linear dose model's page: the function-class and policy controls, the result sections with their sentences
+(their formulas on demand), and, on demand, the candidate cost functions at one round (from :func:`class_curves` on
+the same run)."""
 
 from __future__ import annotations
 
