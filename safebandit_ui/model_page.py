@@ -11,7 +11,7 @@ their explanations, the charts, the sentences computed from the run and the sect
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import plotly.graph_objects as go
@@ -94,7 +94,7 @@ class Spec:
     upload_key: str
     layout: Callable[[Any], tuple[Slots, Any]]
     views: Callable[[Run], Views]
-    figures: Callable[[Any, Views, Any], dict[str, go.Figure]]
+    figures: Callable[[Any, Views, Any], Mapping[str, go.Figure]]
     stem: Callable[[Any], str]
     sidebar: tuple[str, ...] = ()
     collapsed: tuple[str, ...] = ()
@@ -109,7 +109,7 @@ class Spec:
     sections: tuple[Callable[[Any, Run, Views, shell.RunContext], None], ...] = ()
     steps: Callable[[Run], Callable[[str, int], go.Figure]] | None = None
     key_prefix: str = ""
-    saved_figures: Callable[[Any, Views, Any], dict[str, go.Figure]] | None = None
+    saved_figures: Callable[[Any, Views, Any], Mapping[str, go.Figure]] | None = None
 
 
 SIDEBAR_NAMES = {"policies": "Policies", "precision": "Precision (sidebar)", "base_seed": "Base seed (sidebar)"}
@@ -179,9 +179,29 @@ def build_settings(family: Family, spec: Spec, values: dict[str, Any], ctx: shel
     return s
 
 
+class Figures(Mapping[str, go.Figure]):
+    """A page's charts by slot name, each built on first use and then kept (:func:`render` caches the whole set per
+    run): a chart whose section is closed is never built, while the downloads still get every chart."""
+
+    def __init__(self, **build: Callable[[], go.Figure]) -> None:
+        self._build = build
+        self._made: dict[str, go.Figure] = {}
+
+    def __getitem__(self, name: str) -> go.Figure:
+        if name not in self._made:
+            self._made[name] = self._build[name]()
+        return self._made[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._build)
+
+    def __len__(self) -> int:
+        return len(self._build)
+
+
 def shown(slots: Slots, figures: Mapping[str, go.Figure]) -> dict[str, go.Figure]:
-    """The figures that have a slot on the page now (a closed secondary section has none: its chart is not drawn)."""
-    return {name: fig for name, fig in figures.items() if name in slots}
+    """The figures that have a slot on the page now, built only for those (a closed secondary section has none)."""
+    return {name: figures[name] for name in figures if name in slots}
 
 
 def render(kind: str, title: str, intro: str) -> None:

@@ -131,6 +131,11 @@ def draw_charts(slots: Mapping[str, Any], figures: Mapping[str, go.Figure], suff
 def chart_row(slots: dict[str, Any], name: str, title: str) -> Any:
     """A section ``title`` with the chart slot ``name`` in its wide left column; returns the right column."""
     st.subheader(title)
+    return _columns(slots, name)
+
+
+def _columns(slots: dict[str, Any], name: str) -> Any:
+    """The 3:2 columns of a chart row, here: the chart slot ``name`` on the left; returns the right column."""
     left, right = st.columns([3, 2], gap="medium")
     slots[name] = left.empty()
     return right
@@ -147,9 +152,7 @@ def more_row(slots: dict[str, Any], name: str, title: str, key: str) -> Any | No
     if not box.open:
         return None
     with box:
-        left, right = st.columns([3, 2], gap="medium")
-    slots[name] = left.empty()
-    return right
+        return _columns(slots, name)
 
 
 ZOOM_DEFAULT = 10

@@ -6,7 +6,6 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-import plotly.graph_objects as go
 import streamlit as st
 
 from safebandit_core import captions, families, sweep
@@ -100,12 +99,13 @@ def views(run: Run) -> model_page.Views:
             "best": cb.make_instance(run.settings).best}
 
 
-def figures(s: ConservativeSettings, v: model_page.Views, zoom: float) -> dict[str, go.Figure]:
-    """The charts of the result sections, by slot name."""
+def figures(s: ConservativeSettings, v: model_page.Views, zoom: float) -> model_page.Figures:
+    """The charts of the result sections, by slot name (each built when first drawn)."""
     frame, best, window = v["frame"], v["best"], vc.early_window(s.T, zoom / 100)
-    return {"regret": vc.regret_figure(frame, best), "zoom": vc.zoom_figure(frame, best, window),
-            "reward": vc.reward_figure(frame), "slack": vc.slack_figure(frame),
-            "default_pulls": vc.default_pulls_figure(frame)}
+    return model_page.Figures(regret=lambda: vc.regret_figure(frame, best),
+                              zoom=lambda: vc.zoom_figure(frame, best, window), reward=lambda: vc.reward_figure(frame),
+                              slack=lambda: vc.slack_figure(frame),
+                              default_pulls=lambda: vc.default_pulls_figure(frame))
 
 
 def explain_rule(s: ConservativeSettings) -> model_page.Slots:

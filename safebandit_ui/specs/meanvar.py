@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Any
 
 import pandas as pd
-import plotly.graph_objects as go
 import streamlit as st
 
 from safebandit_core import captions, families
@@ -68,12 +67,13 @@ def views(run: Run) -> model_page.Views:
     return {"frame": families.tidy(run, FIELDS), "summary": families.summary(run), "arms": mv.arm_table(run)}
 
 
-def figures(s: MVSettings, v: model_page.Views, zoom: float) -> dict[str, go.Figure]:
-    """The charts of the result sections, by slot name."""
+def figures(s: MVSettings, v: model_page.Views, zoom: float) -> model_page.Figures:
+    """The charts of the result sections, by slot name (each built when first drawn)."""
     frame, best, window = v["frame"], mv.best_mv(s), vc.early_window(s.T, zoom / 100)
-    return {"regret": vm.regret_figure(frame, best), "zoom": vm.zoom_figure(frame, best, window),
-            "slack": vm.slack_figure(frame), "default_pulls": vm.default_pulls_figure(frame),
-            "arms": vm.arms_figure(v["arms"], s.rho, LABELS)}
+    return model_page.Figures(regret=lambda: vm.regret_figure(frame, best),
+                              zoom=lambda: vm.zoom_figure(frame, best, window), slack=lambda: vm.slack_figure(frame),
+                              default_pulls=lambda: vm.default_pulls_figure(frame),
+                              arms=lambda: vm.arms_figure(v["arms"], s.rho, LABELS))
 
 
 def explain_rule(s: MVSettings) -> model_page.Slots:

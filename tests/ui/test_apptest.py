@@ -20,8 +20,20 @@ from safebandit_core.dose import DoseSettings
 from safebandit_core.dose import settings as dose_settings
 from safebandit_ui import registry
 from tests.support import run_with_host_devices
-from tests.ui.helpers import (APP, ROOT, TIMEOUT, app, array, bundle_of, charts, download_labels, errors, lazy_boxes,
-                             open_boxes, open_page)
+from tests.ui.helpers import (
+    APP,
+    ROOT,
+    TIMEOUT,
+    app,
+    array,
+    bundle_of,
+    charts,
+    download_labels,
+    errors,
+    lazy_boxes,
+    open_boxes,
+    open_page,
+)
 
 SMALL_T = 1000
 pytestmark = pytest.mark.usefixtures("fresh_caches")

@@ -15,6 +15,7 @@ from streamlit.testing.v1 import AppTest
 
 from safebandit_core import settings
 from safebandit_core.conservative import ConservativeSettings
+from safebandit_core.viz import conservative as vc
 from safebandit_ui import registry
 from tests.ui.helpers import array, bundle_of, charts, download_labels, errors, open_boxes, open_page
 
@@ -58,11 +59,15 @@ def test_page_is_registered_under_models():
     assert spec.section == "Models"
 
 
-def test_page_runs_and_says_what_this_run_shows():
+def test_page_runs_and_says_what_this_run_shows(monkeypatch):
+    built = []
+    zoom_figure = vc.zoom_figure
+    monkeypatch.setattr(vc, "zoom_figure", lambda *a, **k: built.append("zoom") or zoom_figure(*a, **k))
     at = open_page(PAGE, SMALL)
-    # Until opened, the secondary sections are closed boxes with nothing drawn in them.
-    assert set(charts(at)) == FIGURES - {"zoom", "default_pulls"}
+    # Until opened, the secondary sections are closed boxes with nothing drawn in them, nor built on the server.
+    assert set(charts(at)) == FIGURES - {"zoom", "default_pulls"} and built == []
     at = open_boxes(at, *OPEN, "cb_regret_symbols")
+    assert built == ["zoom"], "opening the box builds its chart once"
     assert not errors(at)
     assert set(charts(at)) == FIGURES
     assert "400 rounds × 2 seeds × 3 policies" in ran(at)

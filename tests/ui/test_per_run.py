@@ -7,7 +7,7 @@ import pytest
 
 from safebandit_core.memo import Memo
 from safebandit_core.viz.common import NARROW_FROM
-from safebandit_ui import pagekit
+from safebandit_ui import model_page, pagekit
 from tests.ui.helpers import array, charts, open_page
 
 
@@ -96,3 +96,15 @@ def test_a_serialised_figure_is_the_figure_as_compact_writes_it():
     fig = go.Figure(go.Scatter(x=np.arange(5), y=np.linspace(0.0, 1.0, 5)))
     sent = pagekit.serialised(fig, keep=False)
     assert sent.to_dict() == compact(fig.to_dict()) and pagekit.serialised(sent) is sent
+
+
+def test_a_figure_set_builds_each_chart_once_and_only_when_asked():
+    import plotly.graph_objects as go
+
+    calls: list[str] = []
+    figs = model_page.Figures(a=lambda: calls.append("a") or go.Figure(), b=lambda: calls.append("b") or go.Figure())
+    assert list(figs) == ["a", "b"] and len(figs) == 2 and calls == []
+    drawn = model_page.shown({"a": None}, figs)
+    assert list(drawn) == ["a"] and calls == ["a"], "a chart without a slot is not built"
+    assert figs["a"] is drawn["a"] and calls == ["a"]
+    assert set(dict(figs)) == {"a", "b"} and calls == ["a", "b"], "the downloads still get every chart"
