@@ -1,4 +1,4 @@
-"""Shared test set-up: the repository root on sys.path, and hypothesis profiles."""
+"""Shared test set-up: the repository root on sys.path, XLA's compiler flags, and hypothesis profiles."""
 
 from __future__ import annotations
 
@@ -13,6 +13,20 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 os.environ.setdefault("SAFEBANDIT_WARMUP", "0")
+
+TEST_XLA_FLAGS = "--xla_backend_optimization_level=0"
+"""The suite compiles with LLVM's optimisation passes off: a test runs a small shape once or twice, so compiling is
+most of its cost, and this halves XLA's CPU compile time. Results agree with the default level to the rounding of a
+reordered reduction (tests/core/test_compile_level.py checks every family); the app and ``make bench`` keep
+XLA's default. Set before any backend starts, and inherited by every process a test starts."""
+
+
+def with_test_flags(flags: str = "") -> str:
+    """``flags`` with the suite's XLA flags added (once)."""
+    return flags if TEST_XLA_FLAGS in flags else f"{flags} {TEST_XLA_FLAGS}".strip()
+
+
+os.environ["XLA_FLAGS"] = with_test_flags(os.environ.get("XLA_FLAGS", ""))
 
 settings.register_profile("ci", max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))

@@ -12,14 +12,14 @@ from typing import Any
 
 import numpy as np
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, with_test_flags
 
 
 def run_with_host_devices(script: str, devices: int, timeout: float = 300) -> Any:
     """Run ``script`` in a new Python with ``devices`` CPU devices (XLA must see the flag before JAX
     is imported, hence the subprocess); return the JSON object it prints on its last line."""
-    env = {**os.environ, "XLA_FLAGS": f"--xla_force_host_platform_device_count={devices}", "JAX_PLATFORMS": "cpu",
-           "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "XLA_FLAGS": with_test_flags(f"--xla_force_host_platform_device_count={devices}"),
+           "JAX_PLATFORMS": "cpu", "PYTHONPATH": str(ROOT)}
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, env=env,
                          timeout=timeout)
     assert out.returncode == 0, out.stderr[-3000:]

@@ -30,7 +30,7 @@ import pytest
 from jax.sharding import Mesh
 
 from safebandit_core import cli, clikit, distributed
-from tests.conftest import ROOT
+from tests.conftest import ROOT, with_test_flags
 
 DRIVER = r"""
 import sys
@@ -63,7 +63,7 @@ def free_port() -> int:
 
 def env() -> dict[str, str]:
     out = {**os.environ, "PYTHONPATH": str(ROOT), "JAX_PLATFORMS": "cpu", "PYTHONUNBUFFERED": "1"}
-    out.pop("XLA_FLAGS", None)
+    out["XLA_FLAGS"] = with_test_flags()
     return out
 
 

@@ -218,9 +218,9 @@ def test_same_settings_same_run_and_chunking_is_invisible():
     chunks = list(simulate(s, chunk=250))  # rounded down to whole refresh blocks
     assert [c.t_done for c in chunks] == [200, 400, 600, 700]
     assert chunks[-1].done and not chunks[0].done
-    for k, v in full.items():
-        np.testing.assert_array_equal(v, chunks[-1].outputs[k])
-    again = run(s)
+    for k, v in full.items():  # a chunk is another compiled scan length, which XLA may group differently
+        assert_close_sum(chunks[-1].outputs[k], v, s.T * s.d, err_msg=k)
+    again = run(s)  # the same program twice: bit for bit
     for k, v in full.items():
         np.testing.assert_array_equal(v, again[k])
 

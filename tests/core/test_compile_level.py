@@ -1,0 +1,46 @@
+"""The suite compiles with LLVM's optimisation off (tests/conftest.py); the app compiles at XLA's default level. Every
+family's small run must come out the same at both levels, so what the suite checks is what the app computes."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+
+from safebandit_core import families
+from tests.conftest import ROOT, TEST_XLA_FLAGS
+from tests.support import assert_close_sum
+
+AT_DEFAULT = r"""
+import sys
+import numpy as np
+from safebandit_core import families
+out = {}
+for kind, fam in sorted(families.FAMILIES.items()):
+    for name, values in families.run(fam.example).outputs.items():
+        out[f"{kind}/{name}"] = np.asarray(values)
+np.savez(sys.argv[1], **out)
+"""
+WIDEST = 64
+"""The most terms any round's own sums add (the logged example's 64 hashed features; the others have 16 or fewer)."""
+
+
+def test_every_family_agrees_at_the_default_compile_level(tmp_path):
+    assert TEST_XLA_FLAGS in os.environ["XLA_FLAGS"], "the suite's flags are set before any test runs"
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "JAX_PLATFORMS": "cpu",
+           "XLA_FLAGS": os.environ["XLA_FLAGS"].replace(TEST_XLA_FLAGS, "").strip()}
+    path = tmp_path / "default.npz"
+    done = subprocess.run([sys.executable, "-c", AT_DEFAULT, str(path)], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    default = np.load(path)
+    seen = set()
+    for kind, fam in sorted(families.FAMILIES.items()):
+        for name, values in families.run(fam.example).outputs.items():
+            key = f"{kind}/{name}"
+            seen.add(key)
+            # each round's value reads sums over every earlier round of sums over at most WIDEST terms
+            assert_close_sum(np.asarray(values), default[key], n_terms=fam.example.T * WIDEST, err_msg=key)
+    assert seen == set(default.files)
