@@ -1,9 +1,12 @@
-"""Uploaded files, read without trusting them: one size limit, one way to write sizes, zip members inflated under a cap.
+"""Uploaded files, read without trusting them: one size limit, one way to write sizes, compressed content inflated
+under a cap.
 
 A zip's headers state each member's size and nothing makes them true: a member whose headers say 200 bytes may
 inflate to gigabytes. :func:`read_member` streams a member in chunks, counts the bytes it actually inflates and stops
 at the cap; a damaged, encrypted or oddly compressed member, and a file that is not a zip at all, is one
-:class:`UploadError` naming the file and the member.
+:class:`UploadError` naming the file and the member. A MATLAB v5 file's compressed variables are the same risk for
+its parser: :func:`mat_inflated_size` inflates them in chunks, keeping nothing, and stops at a cap before the parser
+sees the file.
 
 Sizes are decimal (1 MB = 1,000,000 bytes), as the browser's uploader counts them on every system but Windows, so
 the limit the app states, the one the uploader enforces (``server.maxUploadSize`` and ``max_upload_size=`` are in
@@ -17,6 +20,7 @@ import io
 import struct
 import zipfile
 import zlib
+from typing import BinaryIO
 
 from .settings import SettingsError, shorten
 
@@ -29,6 +33,11 @@ MAX_MEMBERS = 10_000
 CHUNK_BYTES = 1 << 16
 """How much is inflated at a time: the memory a lying member can take beyond what it is allowed."""
 _METHODS = {zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED}
+MAX_MAT_INFLATED_BYTES = 8 * MAX_UPLOAD_BYTES
+"""The most a MATLAB file's compressed variables may inflate to, in all: eight times the largest upload (NASA's
+battery files inflate about 5.4 times, so the largest real one fits)."""
+_MAT_HEADER = 128
+_MI_COMPRESSED = 15
 
 
 class UploadError(SettingsError):
@@ -122,3 +131,40 @@ def read_member(zf: zipfile.ZipFile, member: str, name: str, max_bytes: int, fie
         raise UploadError(field, f"{where} is damaged (its headers say {format_size(info.file_size)}, it holds "
                                  f"{format_size(total)})")
     return b"".join(chunks)
+
+
+def mat_inflated_size(stream: BinaryIO, max_bytes: int) -> int | None:
+    """The bytes the compressed variables of the MATLAB v5 file ``stream`` inflate to, counted ``CHUNK_BYTES`` at a
+    time without keeping them; None once more than ``max_bytes`` come out (a file crafted to inflate without bound).
+
+    Reads from the stream's position and puts it back. A file that is not MATLAB v5, or whose elements are damaged,
+    is counted as far as it reads: its parser names what is wrong with it."""
+    start, total = stream.tell(), 0
+    try:
+        head = stream.read(_MAT_HEADER)
+        if len(head) < _MAT_HEADER or not head.startswith(b"MATLAB 5.0") or head[126:128] not in (b"IM", b"MI"):
+            return 0
+        order = "<" if head[126:128] == b"IM" else ">"
+        while len(tag := stream.read(8)) == 8:
+            kind, size = struct.unpack(order + "II", tag)
+            if kind >> 16:  # a small element: its data sits inside the tag
+                continue
+            if kind != _MI_COMPRESSED:
+                stream.seek(size + (-size % 8), io.SEEK_CUR)
+                continue
+            inflate, left = zlib.decompressobj(), size
+            while left > 0 and (data := stream.read(min(CHUNK_BYTES, left))):
+                left -= len(data)
+                while data:
+                    out = inflate.decompress(data, CHUNK_BYTES)
+                    total += len(out)
+                    if total > max_bytes:
+                        return None
+                    if not out and len(inflate.unconsumed_tail) == len(data):
+                        break
+                    data = inflate.unconsumed_tail
+    except (zlib.error, OSError, ValueError):
+        pass
+    finally:
+        stream.seek(start)
+    return total

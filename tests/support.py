@@ -53,3 +53,16 @@ def only_command(name: str) -> Callable[[], dict[str, str]]:
 
     table = {name: cli.commands()[name]}
     return lambda: table
+
+
+def inflating_mat(n_bytes: int) -> bytes:
+    """A MATLAB v5 file of one compressed element that inflates to ``n_bytes`` zero bytes (a few hundred kB for
+    hundreds of MB): what a crafted upload looks like to a reader that inflates it whole."""
+    import struct
+    import zlib
+
+    head = b"MATLAB 5.0 MAT-file, crafted to inflate".ljust(116) + bytes(8) + struct.pack("<H", 0x0100) + b"IM"
+    pack, block = zlib.compressobj(9), bytes(1 << 20)
+    body = b"".join(pack.compress(block) for _ in range(n_bytes >> 20))
+    body += pack.compress(bytes(n_bytes % (1 << 20))) + pack.flush()
+    return head + struct.pack("<II", 15, len(body)) + body

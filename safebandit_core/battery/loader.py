@@ -20,6 +20,8 @@ import numpy as np
 import pandas as pd
 import scipy.io
 
+from .. import uploads
+
 Source = str | os.PathLike[str] | BinaryIO
 
 REQUIRED_FIELDS: tuple[str, ...] = (
@@ -171,6 +173,7 @@ def _typed(frame: pd.DataFrame) -> pd.DataFrame:
 def _read_step_array(source: Source) -> np.ndarray:
     """Load the MAT file and return ``data.step`` as a 1-D structured array with all fields."""
     contents = _open(source)
+    _check_inflation(contents)
     try:
         mat = scipy.io.loadmat(contents, squeeze_me=True, variable_names=["data"])
     except Exception as err:  # scipy raises many types for non-MAT input
@@ -194,6 +197,20 @@ def _read_step_array(source: Source) -> np.ndarray:
         if name not in steps.dtype.names:
             raise BatteryDataError(f"step 0: required field '{name}' is missing (data.step has no field '{name}')")
     return steps
+
+
+def _check_inflation(contents: Source) -> None:
+    """Refuse a file whose compressed variables inflate past :data:`~safebandit_core.uploads.MAX_MAT_INFLATED_BYTES`
+    before scipy's reader inflates them whole (a few megabytes can be crafted to inflate to gigabytes)."""
+    cap = uploads.MAX_MAT_INFLATED_BYTES
+    if isinstance(contents, (str, os.PathLike)):
+        with open(contents, "rb") as handle:
+            size = uploads.mat_inflated_size(handle, cap)
+    else:
+        size = uploads.mat_inflated_size(contents, cap)
+    if size is None:
+        raise BatteryDataError(f"the file's compressed variables inflate to more than {uploads.format_size(cap)}, "
+                               "the most a .mat file may hold here (NASA's files inflate about 5 times their size)")
 
 
 def _open(source: Source) -> Source:

@@ -311,3 +311,16 @@ def test_build_battery_problem_rejects_bad_settings(embedded: pd.DataFrame) -> N
         build_battery_problem(embedded, dim=16, fit_fraction=1.0)
     with pytest.raises(ValueError, match="cost_kind"):
         build_battery_problem(embedded, dim=16, cost_kind="heat")
+
+
+def test_a_mat_file_crafted_to_inflate_is_refused_before_it_is_parsed(tmp_path: Path, monkeypatch) -> None:
+    from safebandit_core import uploads
+    from tests.support import inflating_mat
+
+    monkeypatch.setattr(uploads, "MAX_MAT_INFLATED_BYTES", 2_000_000)
+    monkeypatch.setattr(scipy.io, "loadmat", lambda *a, **k: pytest.fail("the parser saw a crafted file"))
+    path = tmp_path / "RW9.mat"
+    path.write_bytes(inflating_mat(3_000_000))
+    for source in (path, io.BytesIO(path.read_bytes())):
+        with pytest.raises(BatteryDataError, match=r"inflate to more than 2 MB, the most a \.mat file may hold"):
+            load_steps(source)

@@ -11,6 +11,7 @@ import re
 import struct
 import tracemalloc
 import zipfile
+import zlib
 from collections.abc import Callable
 from pathlib import Path
 
@@ -200,3 +201,44 @@ def test_the_server_the_uploaders_and_the_command_line_share_one_limit() -> None
     for page in ("pages/logged.py", "pages/battery.py", "safebandit_ui/forms.py"):
         source = (ROOT / page).read_text()
         assert "max_upload_size=" in source and "2**20" not in source, page
+
+
+def test_a_mat_file_is_inflated_in_chunks_and_counted_exactly(tmp_path: Path) -> None:
+    import numpy as np
+    import scipy.io
+
+    path = tmp_path / "real.mat"
+    scipy.io.savemat(path, {"a": np.arange(50_000.0), "b": np.ones((300, 40)), "c": "text"}, do_compression=True)
+    data = path.read_bytes()
+    expected, pos = 0, 128  # each top-level element: an 8-byte tag (type 15: compressed) and its bytes
+    while pos < len(data):
+        kind, size = struct.unpack("<II", data[pos:pos + 8])
+        assert kind == 15
+        expected += len(zlib.decompress(data[pos + 8:pos + 8 + size]))
+        pos += 8 + size
+    stream = io.BytesIO(data)
+    assert uploads.mat_inflated_size(stream, 10 ** 9) == expected > 400_000
+    assert stream.tell() == 0
+    assert uploads.mat_inflated_size(stream, expected - 1) is None and stream.tell() == 0
+    assert uploads.mat_inflated_size(io.BytesIO(b"not a MAT file" * 20), 10) == 0
+    plain = tmp_path / "plain.mat"
+    scipy.io.savemat(plain, {"a": np.arange(1000.0)})
+    with open(plain, "rb") as handle:
+        assert uploads.mat_inflated_size(handle, 10) == 0  # nothing compressed: its parser reads what it states
+
+
+def test_a_mat_file_crafted_to_inflate_is_stopped_at_the_cap_without_taking_memory() -> None:
+    from tests.support import inflating_mat
+
+    cap = uploads.MAX_MAT_INFLATED_BYTES
+    crafted = inflating_mat(cap + (1 << 20))
+    assert len(crafted) < cap // 500
+    stream = io.BytesIO(crafted)
+    tracemalloc.start()
+    try:
+        assert uploads.mat_inflated_size(stream, cap) is None
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 16 * uploads.CHUNK_BYTES, peak  # a few chunks and zlib's own state, against the 520 MB inflated
+    assert uploads.mat_inflated_size(io.BytesIO(inflating_mat(3 << 20)), cap) == 3 << 20

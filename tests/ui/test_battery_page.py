@@ -20,6 +20,7 @@ from safebandit_core.battery import BatteryReplaySettings
 from safebandit_core.dose import DoseSettings
 from safebandit_ui import live, pagekit
 from tests.battery.test_battery_experiment import cell_mat_bytes
+from tests.support import inflating_mat
 from tests.ui.helpers import app, bundle_of, charts, download_labels, errors, open_page
 
 PAGE = "pages/battery.py"
@@ -123,6 +124,16 @@ def test_an_oversized_upload_is_refused_before_it_is_read_and_the_limit_is_named
     assert not at.exception
     (error,) = errors(at)
     assert "RW9.mat" in error and "1.5 MB" in error and "at most 1 MB" in error
+    assert "fit_scatter" not in charts(at)
+
+
+def test_a_mat_file_crafted_to_inflate_is_one_error_naming_the_limit(monkeypatch):
+    monkeypatch.setattr(uploads, "MAX_MAT_INFLATED_BYTES", 2_000_000)
+    at = battery_page(bat_source="upload")
+    upload(at, "RW9.mat", inflating_mat(3_000_000))
+    assert not at.exception
+    (error,) = errors(at)
+    assert "RW9.mat" in error and "inflate to more than 2 MB" in error, error
     assert "fit_scatter" not in charts(at)
 
 
