@@ -6,8 +6,8 @@ keyed by the run's settings (kind included), device and precision, kept in an LR
 2 GB) and in entries, and returned as plain data (numpy arrays and frames, never JAX arrays).
 Each entry is measured (:func:`safebandit_core.memo.nbytes`) when stored and again when read,
 since a run derives some outputs on first read; the least recently used go first, and a run larger
-than the whole budget is handed to its caller but not kept. A request for a run that
-another session is computing right now waits for it instead of computing it again. Runs above a
+than the whole budget is handed to its caller (and to whoever waited for it) but not kept. A request for a run
+that another session is computing right now waits for it instead of computing it again. Runs above a
 size threshold are *heavy*: at most :data:`HEAVY_SLOTS` of them compute at once across the
 server, the others wait their turn with a visible message, so one session's paper-size preset run
 does not freeze everybody else's pages.
@@ -83,6 +83,15 @@ class Entry:
     nbytes: int = 0
 
 
+@dataclasses.dataclass
+class _Computing:
+    """A key being computed: ``done`` is set when it ends, ``entry`` holds its result unless it raised (so a run too
+    large to keep still reaches every visitor who waited for it)."""
+
+    done: threading.Event = dataclasses.field(default_factory=threading.Event)
+    entry: Entry | None = None
+
+
 class Store:
     """A thread-safe LRU of finished runs, bounded in bytes (``max_bytes``) and entries, with one lock per key
     being computed."""
@@ -93,7 +102,7 @@ class Store:
         self.max_bytes = budget_bytes() if max_bytes is None else int(max_bytes)
         self._entries: collections.OrderedDict[str, Entry] = collections.OrderedDict()
         self._lock = threading.Lock()
-        self._computing: dict[str, threading.Event] = {}
+        self._computing: dict[str, _Computing] = {}
         self._heavy = threading.BoundedSemaphore(heavy_slots)
         self.heavy_waiting = 0
         self.computed = 0
@@ -144,9 +153,10 @@ class Store:
                        on_wait: Callable[[str], None] | None = None) -> tuple[Entry, bool]:
         """The entry for ``key``, computing it with ``compute()`` if nobody has; returns (entry, was_stored).
 
-        If another thread is computing the same key, wait for it (``on_wait`` says so once). A heavy
-        run first takes one of the server's heavy slots, waiting in line if all are busy. If the
-        computation raises, nothing is stored and the error reaches this caller only.
+        If another thread is computing the same key, wait for it (``on_wait`` says so once) and take its result,
+        also one too large to keep. A heavy run first takes one of the server's heavy slots, waiting in line if all
+        are busy. If the computation raises, nothing is stored and the error reaches this caller only (a waiter
+        then computes it itself).
         """
         while True:
             entry = self.peek(key)
@@ -155,12 +165,13 @@ class Store:
             with self._lock:
                 busy = self._computing.get(key)
                 if busy is None:
-                    done = threading.Event()
-                    self._computing[key] = done
+                    mine = self._computing[key] = _Computing()
                     break
-            while not busy.wait(0.5):  # a script thread waiting here still answers Streamlit's stop/rerun
+            while not busy.done.wait(0.5):  # a script thread waiting here still answers Streamlit's stop/rerun
                 if on_wait is not None:
                     on_wait("The same run is being computed for another visitor; waiting for it…")
+            if busy.entry is not None:
+                return self.peek(key) or busy.entry, True
         try:
             if heavy:
                 if not self._heavy.acquire(blocking=False):
@@ -181,15 +192,16 @@ class Store:
             entry.nbytes = nbytes(value)
             with self._lock:
                 self.computed += 1
-                if entry.nbytes <= self.max_bytes:  # a larger one goes to this caller only
+                if entry.nbytes <= self.max_bytes:  # a larger one goes to this caller and its waiters only
                     self._entries[key] = entry
                     self._entries.move_to_end(key)
                     self._fit()
+            mine.entry = entry
             return entry, False
         finally:
             with self._lock:
                 self._computing.pop(key, None)
-            done.set()
+            mine.done.set()
 
     def clear(self) -> None:
         """Forget every stored run (tests)."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import random
+import threading
 
 import jax.numpy as jnp
 import numpy as np
@@ -68,6 +69,70 @@ def test_a_run_larger_than_the_budget_is_returned_but_not_kept():
     entry, found = s.get_or_compute("huge", lambda: blob(5000))
     assert entry.value.nbytes == 5000 and not found and entry.nbytes == 5000
     assert s.peek("huge") is None and s.peek("small") is not None and s.nbytes == 300
+
+
+def test_visitors_waiting_for_a_run_too_large_to_keep_get_it_without_computing_it_again():
+    s = store.Store(max_bytes=1000)
+    started, release, calls = threading.Event(), threading.Event(), []
+
+    def compute() -> np.ndarray:
+        calls.append(1)
+        started.set()
+        release.wait(10)
+        return blob(5000)
+
+    got: list[tuple[store.Entry, bool]] = []
+    first = threading.Thread(target=lambda: got.append(s.get_or_compute("huge", compute)))
+    first.start()
+    assert started.wait(10)
+    told = [threading.Event() for _ in range(2)]  # each waiter is told it waits (after half a second) before the end
+    waiting = [threading.Thread(target=lambda e=e: got.append(s.get_or_compute("huge", compute,
+                                                                               on_wait=lambda _: e.set())))
+               for e in told]
+    for t in waiting:
+        t.start()
+    assert all(e.wait(10) for e in told)
+    release.set()
+    for t in (first, *waiting):
+        t.join(10)
+    assert len(calls) == 1 and len(got) == 3
+    assert len({id(entry.value) for entry, _ in got}) == 1 and sorted(found for _, found in got) == [False, True, True]
+    assert s.peek("huge") is None and s.nbytes == 0
+    again, found = s.get_or_compute("huge", lambda: blob(5000))  # not kept: a later visitor computes it anew
+    assert not found and len(calls) == 1 and again.value.nbytes == 5000
+
+
+def test_a_visitor_waiting_for_a_run_that_failed_computes_it_itself():
+    s = store.Store(max_bytes=1000)
+    started, release = threading.Event(), threading.Event()
+
+    def fail() -> None:
+        started.set()
+        release.wait(10)
+        raise RuntimeError("out of memory")
+
+    errors: list[BaseException] = []
+
+    def first() -> None:
+        try:
+            s.get_or_compute("run", fail)
+        except RuntimeError as err:
+            errors.append(err)
+
+    t = threading.Thread(target=first)
+    t.start()
+    assert started.wait(10)
+    got: list[tuple[store.Entry, bool]] = []
+    told = threading.Event()
+    waiter = threading.Thread(target=lambda: got.append(s.get_or_compute("run", lambda: blob(10),
+                                                                         on_wait=lambda _: told.set())))
+    waiter.start()
+    assert told.wait(10)
+    release.set()
+    t.join(10), waiter.join(10)
+    assert [str(e) for e in errors] == ["out of memory"]
+    (entry, found), = got
+    assert not found and entry.value.nbytes == 10 and s.peek("run") is entry
 
 
 def test_an_entry_that_grows_when_read_is_measured_again_and_the_budget_kept():
