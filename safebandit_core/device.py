@@ -21,6 +21,9 @@ jax.config.update("jax_enable_x64", True)
 
 PRECISIONS = ("float64", "float32")
 CACHE_ENV = "SAFEBANDIT_CACHE_DIR"
+MIN_COMPILE_ENV = "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS"
+"""Compiles shorter than this many seconds are not kept on disk (0.2 unless the variable is set; the test suite
+keeps every one)."""
 
 
 def compile_cache_dir() -> str:
@@ -36,7 +39,8 @@ def enable_compile_cache(path: str | None = None) -> str | None:
     """Turn on JAX's persistent compilation cache, so a shape compiles once per machine, not once per process.
 
     Returns the folder, or None when it cannot be created (the app then compiles in memory as before).
-    ``SAFEBANDIT_CACHE_DIR=off`` turns it off.
+    ``SAFEBANDIT_CACHE_DIR=off`` turns it off. Compiles under 0.2 s are not kept (a program that quick is cheaper
+    compiled again than a file per shape), unless :data:`MIN_COMPILE_ENV` says otherwise.
     """
     folder = path or compile_cache_dir()
     if folder == "off":
@@ -46,7 +50,8 @@ def enable_compile_cache(path: str | None = None) -> str | None:
     except OSError:
         return None
     jax.config.update("jax_compilation_cache_dir", folder)
-    jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.2)
+    if MIN_COMPILE_ENV not in os.environ:  # JAX's own variable, when set, says which compiles are worth keeping
+        jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.2)
     jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
     return folder
 

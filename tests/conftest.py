@@ -27,6 +27,10 @@ def with_test_flags(flags: str = "") -> str:
 
 
 os.environ["XLA_FLAGS"] = with_test_flags(os.environ.get("XLA_FLAGS", ""))
+# Every compile is kept in the persistent cache, not only those over 0.2 s as the app keeps: with optimisation off
+# most compiles are quicker than that, and the suite's processes (two workers, the servers and commands the tests
+# start) and its next run read them back instead of compiling them again.
+os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "0")
 
 settings.register_profile("ci", max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))

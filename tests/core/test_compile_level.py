@@ -1,5 +1,6 @@
-"""The suite compiles with LLVM's optimisation off (tests/conftest.py); the app compiles at XLA's default level. Every
-family's small run must come out the same at both levels, so what the suite checks is what the app computes."""
+"""The suite compiles with LLVM's optimisation off and keeps every compile on disk (tests/conftest.py); the app compiles
+at XLA's default level and keeps compiles over 0.2 s. Every family's small run must come out the same at both levels,
+so what the suite checks is what the app computes."""
 
 from __future__ import annotations
 
@@ -9,14 +10,14 @@ import sys
 
 import numpy as np
 
-from safebandit_core import families
+from safebandit_core import device, families
 from tests.conftest import ROOT, TEST_XLA_FLAGS
 from tests.support import assert_close_sum
 
 AT_DEFAULT = r"""
 import sys
 import numpy as np
-from safebandit_core import families
+from safebandit_core import device, families
 out = {}
 for kind, fam in sorted(families.FAMILIES.items()):
     for name, values in families.run(fam.example).outputs.items():
@@ -44,3 +45,18 @@ def test_every_family_agrees_at_the_default_compile_level(tmp_path):
             # each round's value reads sums over every earlier round of sums over at most WIDEST terms
             assert_close_sum(np.asarray(values), default[key], n_terms=fam.example.T * WIDEST, err_msg=key)
     assert seen == set(default.files)
+
+
+def test_the_app_keeps_compiles_over_a_fifth_of_a_second_unless_jaxs_own_variable_says(tmp_path):
+    assert os.environ[device.MIN_COMPILE_ENV] == "0", "the suite keeps every compile"
+    show = ("import jax\nfrom safebandit_core import device\n"
+            "print(jax.config.jax_persistent_cache_min_compile_time_secs)")
+    base = {k: v for k, v in os.environ.items() if k != device.MIN_COMPILE_ENV}
+    seen = []
+    for extra in ({}, {device.MIN_COMPILE_ENV: "1.5"}):
+        env = {**base, **extra, "PYTHONPATH": str(ROOT), "JAX_PLATFORMS": "cpu", device.CACHE_ENV: str(tmp_path)}
+        done = subprocess.run([sys.executable, "-c", show], cwd=ROOT, env=env, capture_output=True, text=True,
+                              timeout=120)
+        assert done.returncode == 0, done.stderr[-2000:]
+        seen.append(float(done.stdout.split()[-1]))
+    assert seen == [0.2, 1.5]
