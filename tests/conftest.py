@@ -16,7 +16,8 @@ os.environ.setdefault("SAFEBANDIT_WARMUP", "0")
 
 TEST_XLA_FLAGS = "--xla_backend_optimization_level=0"
 """The suite compiles with LLVM's optimisation passes off: a test runs a small shape once or twice, so compiling is
-most of its cost, and this halves XLA's CPU compile time. Results agree with the default level to the rounding of a
+most of its cost, and this halves XLA's CPU compile time (the compiled code runs 2.5–4.5 times slower, which only the
+few long runs feel). Results agree with the default level to the rounding of a
 reordered reduction (tests/core/test_compile_level.py checks every family); the app and ``make bench`` keep
 XLA's default. Set before any backend starts, and inherited by every process a test starts."""
 
@@ -34,3 +35,4 @@ os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "0")
 
 settings.register_profile("ci", max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
