@@ -164,7 +164,7 @@ def mat_inflated_size(stream: BinaryIO, max_bytes: int) -> int | None:
                         break
                     data = inflate.unconsumed_tail
     except (zlib.error, OSError, ValueError):
-        pass
+        return total  # damaged: counted as far as it reads; its parser names what is wrong
     finally:
         stream.seek(start)
     return total

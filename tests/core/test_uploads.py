@@ -241,4 +241,8 @@ def test_a_mat_file_crafted_to_inflate_is_stopped_at_the_cap_without_taking_memo
     finally:
         tracemalloc.stop()
     assert peak < 16 * uploads.CHUNK_BYTES, peak  # a few chunks and zlib's own state, against the 520 MB inflated
-    assert uploads.mat_inflated_size(io.BytesIO(inflating_mat(3 << 20)), cap) == 3 << 20
+    whole = inflating_mat(3 << 20)
+    assert uploads.mat_inflated_size(io.BytesIO(whole), cap) == 3 << 20
+    assert 0 < uploads.mat_inflated_size(io.BytesIO(whole[:-2000]), cap) < 3 << 20  # cut short: counted as it reads
+    garbled = io.BytesIO(whole[:136] + b"\xff" * 16 + whole[152:])  # not a zlib stream: its parser says so
+    assert uploads.mat_inflated_size(garbled, cap) == 0 and garbled.tell() == 0
