@@ -30,7 +30,8 @@ CHUNK = 1000
 @dataclasses.dataclass(frozen=True)
 class Result:
     """A scrubbed axis, reduced: ``curves`` (value, policy, label, panel, t, y), ``finals`` (value, policy,
-    label, panel, final, text), and the axis' symbol, label, values and panel titles (plain data)."""
+    label, panel, final, text), and the axis' symbol, label, values and panel titles (plain data). ``seconds``:
+    how long the grid took; ``steady_seconds``: how long it takes once compiled (:func:`timed_grid`)."""
 
     field: str
     symbol: str
@@ -40,6 +41,7 @@ class Result:
     curves: pd.DataFrame
     finals: pd.DataFrame
     seconds: float
+    steady_seconds: float = 0.0
 
 
 def axis_of(family: M.Family, field: str | None = None) -> M.Scrub:
@@ -73,10 +75,22 @@ def grid(settings: Any, field: str | None = None, device: str | None = None) -> 
 
     Outputs are (value, policy, seed, t); the cell of a value equals the run of ``settings`` at that value.
     """
+    return timed_grid(settings, field, device)[0]
+
+
+def timed_grid(settings: Any, field: str | None = None, device: str | None = None) -> tuple[M.Run, float]:
+    """:func:`grid`, and the seconds it takes once compiled: every chunk has the same compiled length (the
+    last one masked), so the chunks after the first, which alone may trace, compile or read its program from
+    disk, time them all. With a single chunk, its whole time."""
     family = families.of(settings)
     axis = axis_of(family, field)
     cells = [{axis.field: float(v)} for v in axis.values]
-    return M.run(family, settings, device, cells=cells, chunk=CHUNK, pad_tail=True)
+    stamps, run = [], None
+    for run in M.simulate(family, settings, device, chunk=CHUNK, cells=cells, pad_tail=True):
+        stamps.append(run.seconds)
+    assert run is not None, "a run yields at least one chunk"
+    steady = run.seconds if len(stamps) < 2 else (stamps[-1] - stamps[0]) * len(stamps) / (len(stamps) - 1)
+    return run, steady
 
 
 def shown_rounds(T: int, points: int = MAX_POINTS) -> np.ndarray:
@@ -128,6 +142,6 @@ def compute(settings: Any, field: str | None = None, device: str | None = None, 
     """:func:`grid` then :func:`reduce`: the scrub chart's data for ``settings`` along the knob ``field``."""
     family = families.of(settings)
     axis = axis_of(family, field)
-    run = grid(settings, axis.field, device)
-    return reduce(run, axis, run.seconds, points)
+    run, steady = timed_grid(settings, axis.field, device)
+    return dataclasses.replace(reduce(run, axis, run.seconds, points), steady_seconds=steady)
 

@@ -29,9 +29,12 @@ MAX_WORK = 40_000_000
 HOW = ("**Drag the slider** (or click it and use the arrow keys): every value of {symbol} was computed in "
        "advance on the same random draws as the run above (the same {draws}), so a step shows only what "
        "{symbol} changes. Nothing reruns on the server.")
+INLINE_S = 0.5
+"""Seconds a grid may be expected to take (from this server's last grids of the model) and still be computed
+within the page's run; a slower one is computed in the background, so the page settles without it."""
 INLINE_WORK = 1_000_000
-"""Work units (all values together) up to which the grid is computed within the page's run (the dose model's
-defaults: about 0.2 s); a larger grid is computed in the background, so the page settles without it."""
+"""Before the server has timed a grid of the model: work units (all values together) up to which the grid is
+computed within the page's run (the dose model's defaults: about 0.3 s)."""
 POLL_S = 0.5
 
 
@@ -41,13 +44,23 @@ def key(settings: Any, device: str, field: str) -> str:
     return store.key_of(scrub.normalised(settings, axis), device, {"scrub": axis.field})
 
 
+def rate_kind(settings: Any) -> str:
+    """The name under which the shared store learns how fast this model's grids run (not its single runs:
+    a vmapped grid costs less per work unit)."""
+    return f"scrub:{families.of(settings).kind}"
+
+
 def _grid(settings: Any, device: str, field: str) -> scrub.Result | str:
-    """The grid's reduced result, or why it cannot run at these sizes (a sentence; kept like a result)."""
+    """The grid's reduced result, or why it cannot run at these sizes (a sentence; kept like a result).
+    The store learns the grid's speed once compiled (the quickest seen), so the next page knows whether to wait."""
     axis = scrub.axis_of(families.of(settings), field)
     try:
-        return scrub.compute(scrub.normalised(settings, axis), field, device)
+        res = scrub.compute(scrub.normalised(settings, axis), field, device)
     except SettingsError as err:
         return f"The scrub chart does not fit at these sizes: {err}"
+    store.store().learn(rate_kind(settings), store.work(settings) * len(axis.values), res.steady_seconds,
+                        fastest=True)
+    return res
 
 
 def result(settings: Any, device: str, field: str) -> scrub.Result | str:
@@ -91,8 +104,13 @@ def warm(settings: Any, device: str) -> None:
 
 
 def inline(settings: Any, n_values: int) -> bool:
-    """Whether the grid is small enough (:data:`INLINE_WORK`) to compute within the page's own run."""
-    return store.work(settings) * n_values <= INLINE_WORK
+    """Whether the grid is quick enough to compute within the page's own run: expected to take at most
+    :data:`INLINE_S`, from how fast this model's last grids ran on this server (the warm-up times each model's),
+    or, before any, at most :data:`INLINE_WORK` work units. The non-linear model's class makes a work unit
+    cost more there than the dose model's, which the learned speed sees and the units do not."""
+    units = store.work(settings) * n_values
+    seconds = store.store().estimate(rate_kind(settings), units)
+    return units <= INLINE_WORK if seconds is None else seconds <= INLINE_S
 
 
 @st.fragment(run_every=POLL_S)
@@ -108,7 +126,7 @@ def _waiting(fkey: str, symbol: str, n_values: int) -> None:
 def section(settings: Any, ctx: shell.RunContext) -> None:
     """*Scrub the knob*: the knob's choice (where the model has several), the chart (key ``scrub``) and a caption.
 
-    A grid larger than :data:`INLINE_WORK` is computed in a background thread while the page settles;
+    A grid slower than :func:`inline` allows is computed in a background thread while the page settles;
     a small fragment polls the store and reruns the page once when it is ready.
     """
     family = families.of(settings)

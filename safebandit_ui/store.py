@@ -113,12 +113,16 @@ class Store:
         rate = self.rates.get(kind)
         return None if rate is None else rate * units
 
-    def learn(self, kind: str, units: int, seconds: float) -> None:
-        """Remember how fast ``kind`` ran (seconds per work unit; a moving average)."""
+    def learn(self, kind: str, units: int, seconds: float, fastest: bool = False) -> None:
+        """Remember how fast ``kind`` ran (seconds per work unit): a moving average, or with ``fastest`` the
+        quickest seen (a first run that compiled, or read its program from disk, then counts only until the next)."""
         rate = seconds / max(units, 1)
         with self._lock:
             old = self.rates.get(kind)
-            self.rates[kind] = rate if old is None else 0.5 * (old + rate)
+            if old is None:
+                self.rates[kind] = rate
+            else:
+                self.rates[kind] = min(old, rate) if fastest else 0.5 * (old + rate)
 
     @property
     def nbytes(self) -> int:

@@ -72,3 +72,24 @@ def test_nearest_value_and_shown_rounds():
     idx = scrub.shown_rounds(10_000)
     assert idx[0] == 0 and idx[-1] == 9_999 and idx.size == scrub.MAX_POINTS
     np.testing.assert_array_equal(scrub.shown_rounds(50), np.arange(50))
+
+
+def test_a_timed_grid_is_the_grid(monkeypatch):
+    s = dataclasses.replace(SMALL["dose"], T=2 * scrub.CHUNK + 10)
+    run, steady = scrub.timed_grid(s)
+    again = scrub.grid(s)
+    assert run.t_done == s.T and 0 < steady
+    for k in run.raw:
+        np.testing.assert_array_equal(run.raw[k], again.raw[k])
+
+
+def test_a_grids_compiled_time_is_measured_on_its_chunks_after_the_first(monkeypatch):
+    """The first chunk alone may trace or compile: three chunks done at 5, 6 and 7 s took 3 s once compiled."""
+    from types import SimpleNamespace
+
+    from safebandit_core import model as M
+
+    monkeypatch.setattr(M, "simulate", lambda *a, **k: iter([SimpleNamespace(seconds=t) for t in (5.0, 6.0, 7.0)]))
+    assert scrub.timed_grid(SMALL["dose"])[1] == 3.0
+    monkeypatch.setattr(M, "simulate", lambda *a, **k: iter([SimpleNamespace(seconds=4.0)]))
+    assert scrub.timed_grid(SMALL["dose"])[1] == 4.0

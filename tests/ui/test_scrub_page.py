@@ -59,7 +59,7 @@ def test_a_large_grid_is_computed_in_the_background_and_drawn_when_ready(monkeyp
     from safebandit_ui import scrub as ui_scrub
     from safebandit_ui import store
 
-    monkeypatch.setattr(ui_scrub, "INLINE_WORK", 0)
+    monkeypatch.setattr(ui_scrub, "INLINE_WORK", 0)  # no grid timed yet: the work units decide
     at = open_page("pages/dose.py", PAGES["pages/dose.py"])
     assert "scrub" not in charts(at) and "regret" in charts(at), "the page settles with its main charts first"
     assert any("in the background" in i.value for i in at.info)
@@ -80,3 +80,29 @@ def test_the_dose_page_scrubs_delta_too():
     names, slider = frames_and_slider(charts(at)["scrub"])
     assert slider["currentvalue"]["prefix"].startswith("δ") and names[slider["active"]] == "0.05"
     assert charts(at)["scrub"]["frames"][0]["layout"]["title"]["text"].startswith("δ = 0.001")
+
+
+def test_the_servers_timing_of_a_models_grids_decides_whether_the_page_waits_for_one(monkeypatch):
+    """A grid is computed within the page's run when this server's last grids of the model say it takes at most
+    INLINE_S, however many work units it has; else in the background, even where its units are few (the non-linear
+    model's class makes each cost more)."""
+    from safebandit_ui import scrub as ui_scrub
+    from safebandit_ui import store
+
+    assert "scrub:dose" not in store.store().rates
+    at = open_page("pages/dose.py", PAGES["pages/dose.py"])
+    assert "scrub" in charts(at) and store.store().rates["scrub:dose"] > 0, "the grid computed is timed"
+
+    monkeypatch.setattr(ui_scrub, "INLINE_WORK", 0)
+    store.store().learn("scrub:dose", 1, 0.0, fastest=True)
+    at = open_page("pages/dose.py", {**PAGES["pages/dose.py"], "T": 120})
+    assert "scrub" in charts(at), "a grid timed as quick is computed within the page's run, whatever its units"
+
+    monkeypatch.setattr(ui_scrub, "INLINE_WORK", 10**12)
+    store.store().learn("scrub:nonlinear", 1, 10.0)
+    at = open_page("pages/nonlinear.py", PAGES["pages/nonlinear.py"])
+    assert "scrub" not in charts(at) and any("in the background" in i.value for i in at.info)
+    for t in [t for t in threading.enumerate() if t.name == "safebandit-scrub"]:
+        t.join(timeout=120)
+    at.run()
+    assert not at.exception and "scrub" in charts(at)

@@ -183,3 +183,15 @@ def test_the_data_memo_keeps_no_value_larger_than_itself():
     assert memo.keys() == ["a"] and memo.held_bytes() == 600
     memo.get("b", lambda: blob(600))
     assert memo.keys() == ["b"] and memo.held_bytes() == 600
+
+
+def test_a_learned_speed_is_an_average_or_the_fastest_seen():
+    s = store.Store(max_bytes=MB)
+    assert s.estimate("dose", 100) is None
+    s.learn("dose", 100, 1.0)
+    s.learn("dose", 100, 3.0)
+    assert s.estimate("dose", 10) == 0.2  # seconds per unit: (0.01 + 0.03) / 2
+    s.learn("scrub:dose", 100, 3.0, fastest=True)  # a first grid that compiled
+    s.learn("scrub:dose", 100, 1.0, fastest=True)
+    s.learn("scrub:dose", 100, 2.0, fastest=True)
+    assert s.estimate("scrub:dose", 10) == 0.1
