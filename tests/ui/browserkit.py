@@ -208,6 +208,15 @@ def wait_idle(pg, timeout_ms: int = 90_000) -> None:
                                                                                       timeout=timeout_ms)
 
 
+def wait_drawn(pg, timeout_ms: int = 120_000) -> None:
+    """Wait until the script is idle and every chart container on the page holds a drawn plotly chart (at once on a
+    page without charts): what a visitor sees as a finished page."""
+    wait_idle(pg, timeout_ms)
+    pg.wait_for_function(f"""Array.from(document.querySelectorAll("{CHART}"))
+        .every(box => box.querySelector(".js-plotly-plot .main-svg"))""", timeout=timeout_ms)
+    wait_idle(pg, timeout_ms)
+
+
 def wait_for_charts(pg, timeout_ms: int = 120_000, n_charts: int = N_CHARTS) -> None:
     """Wait until ``n_charts`` charts (every dose-page chart by default) are drawn by plotly and the script is idle."""
     pg.wait_for_function(f"""Array.from(document.querySelectorAll("{CHART} .js-plotly-plot"))

@@ -19,6 +19,7 @@ from tests.ui.browserkit import (
     chart_contents,
     save_full_page,
     slider_thumb,
+    wait_drawn,
     wait_for_charts,
     wait_idle,
 )
@@ -138,24 +139,26 @@ def test_the_console_check_lets_only_streamlits_probes_through():
 
 
 def test_every_pages_first_load_leaves_the_console_and_the_server_log_clean(browser, served):
-    """A new visitor opening each page straight from its address: no console error but Streamlit's probes,
-    and no warning or traceback in the server's log. The server is the one the browser tests of this process
-    share (each visitor is a new browser context, so a new session); its whole log is checked, from its start."""
+    """A visitor opening each page straight from its address, until every chart on it is drawn: no console error
+    but Streamlit's probes, and no warning or traceback in the server's log. The server is the one the browser tests
+    of this process share; each page load is a new session of one browser (an empty cache for the first page, the
+    app's scripts cached for the others, as for a visitor going on to the next link); its whole log is checked,
+    from its start."""
     from safebandit_ui import registry
     from tests.ui.browserkit import Console
 
     found: dict[str, list[str]] = {}
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
     for spec in registry.PAGES:
-        context = browser.new_context(viewport={"width": 1400, "height": 1000})
         pg = context.new_page()
         console = Console(pg)
         path = "" if spec.default else Path(spec.path).stem
         pg.goto(f"{served.url}/{path}")
-        wait_idle(pg, 300_000)
-        pg.wait_for_timeout(1000)
+        wait_drawn(pg, 300_000)
         if console.unexpected():
             found[spec.path] = console.unexpected()
-        context.close()
+        pg.close()
+    context.close()
     text = served.log.read_text().splitlines()
     lines = [i for i, line in enumerate(text) if "WARNING" in line or "Traceback" in line or "Error" in line]
     assert found == {} and lines == [], (found, "\n".join(text[lines[0]:lines[0] + 40]) if lines else "")
