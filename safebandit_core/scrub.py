@@ -31,7 +31,8 @@ CHUNK = 1000
 class Result:
     """A scrubbed axis, reduced: ``curves`` (value, policy, label, panel, t, y), ``finals`` (value, policy,
     label, panel, final, text), and the axis' symbol, label, values and panel titles (plain data). ``seconds``:
-    how long the grid took; ``steady_seconds``: how long it takes once compiled (:func:`timed_grid`)."""
+    how long the grid took; ``steady_seconds``: how long it takes once compiled (:func:`timed_grid`; None:
+    unknown)."""
 
     field: str
     symbol: str
@@ -41,7 +42,7 @@ class Result:
     curves: pd.DataFrame
     finals: pd.DataFrame
     seconds: float
-    steady_seconds: float = 0.0
+    steady_seconds: float | None = None
 
 
 def axis_of(family: M.Family, field: str | None = None) -> M.Scrub:
@@ -78,10 +79,10 @@ def grid(settings: Any, field: str | None = None, device: str | None = None) -> 
     return timed_grid(settings, field, device)[0]
 
 
-def timed_grid(settings: Any, field: str | None = None, device: str | None = None) -> tuple[M.Run, float]:
+def timed_grid(settings: Any, field: str | None = None, device: str | None = None) -> tuple[M.Run, float | None]:
     """:func:`grid`, and the seconds it takes once compiled: every chunk has the same compiled length (the
     last one masked), so the chunks after the first, which alone may trace, compile or read its program from
-    disk, time them all. With a single chunk, its whole time."""
+    disk, time them all. None for a single chunk, which cannot tell the two apart."""
     family = families.of(settings)
     axis = axis_of(family, field)
     cells = [{axis.field: float(v)} for v in axis.values]
@@ -89,7 +90,7 @@ def timed_grid(settings: Any, field: str | None = None, device: str | None = Non
     for run in M.simulate(family, settings, device, chunk=CHUNK, cells=cells, pad_tail=True):
         stamps.append(run.seconds)
     assert run is not None, "a run yields at least one chunk"
-    steady = run.seconds if len(stamps) < 2 else (stamps[-1] - stamps[0]) * len(stamps) / (len(stamps) - 1)
+    steady = None if len(stamps) < 2 else (stamps[-1] - stamps[0]) * len(stamps) / (len(stamps) - 1)
     return run, steady
 
 

@@ -52,14 +52,16 @@ def rate_kind(settings: Any) -> str:
 
 def _grid(settings: Any, device: str, field: str) -> scrub.Result | str:
     """The grid's reduced result, or why it cannot run at these sizes (a sentence; kept like a result).
-    The store learns the grid's speed once compiled (the quickest seen), so the next page knows whether to wait."""
+    The store learns the grid's speed once compiled (the quickest seen; a grid of one chunk cannot tell), so the
+    next page knows whether to wait."""
     axis = scrub.axis_of(families.of(settings), field)
     try:
         res = scrub.compute(scrub.normalised(settings, axis), field, device)
     except SettingsError as err:
         return f"The scrub chart does not fit at these sizes: {err}"
-    store.store().learn(rate_kind(settings), store.work(settings) * len(axis.values), res.steady_seconds,
-                        fastest=True)
+    if res.steady_seconds is not None:
+        store.store().learn(rate_kind(settings), store.work(settings) * len(axis.values), res.steady_seconds,
+                            fastest=True)
     return res
 
 
@@ -105,9 +107,9 @@ def warm(settings: Any, device: str) -> None:
 
 def inline(settings: Any, n_values: int) -> bool:
     """Whether the grid is quick enough to compute within the page's own run: expected to take at most
-    :data:`INLINE_S`, from how fast this model's last grids ran on this server (the warm-up times each model's),
-    or, before any, at most :data:`INLINE_WORK` work units. The non-linear model's class makes a work unit
-    cost more there than the dose model's, which the learned speed sees and the units do not."""
+    :data:`INLINE_S`, from how fast this model's last grids of several chunks ran on this server (the warm-up
+    times each model's), or, before any, at most :data:`INLINE_WORK` work units. The non-linear model's class
+    makes a work unit cost more there than the dose model's, which the learned speed sees and the units do not."""
     units = store.work(settings) * n_values
     seconds = store.store().estimate(rate_kind(settings), units)
     return units <= INLINE_WORK if seconds is None else seconds <= INLINE_S

@@ -91,7 +91,9 @@ def test_the_servers_timing_of_a_models_grids_decides_whether_the_page_waits_for
 
     assert "scrub:dose" not in store.store().rates
     at = open_page("pages/dose.py", PAGES["pages/dose.py"])
-    assert "scrub" in charts(at) and store.store().rates["scrub:dose"] > 0, "the grid computed is timed"
+    assert "scrub" in charts(at) and "scrub:dose" not in store.store().rates, "one chunk times compiling too"
+    at = open_page("pages/dose.py", {**PAGES["pages/dose.py"], "T": scrub.CHUNK + 10})
+    assert "scrub" in charts(at) and store.store().rates["scrub:dose"] > 0, "a grid of two chunks is timed"
 
     monkeypatch.setattr(ui_scrub, "INLINE_WORK", 0)
     store.store().learn("scrub:dose", 1, 0.0, fastest=True)
