@@ -44,6 +44,11 @@ def key(settings: Any, device: str, field: str) -> str:
     return store.key_of(scrub.normalised(settings, axis), device, {"scrub": axis.field})
 
 
+def grid_work(settings: Any, field: str) -> int:
+    """Work units (:func:`.store.work`) of the grid of ``field``: one run's, times the axis' values."""
+    return store.work(settings) * len(scrub.axis_of(families.of(settings), field).values)
+
+
 def rate_kind(settings: Any) -> str:
     """The name under which the shared store learns how fast this model's grids run (not its single runs:
     a vmapped grid costs less per work unit)."""
@@ -60,16 +65,14 @@ def _grid(settings: Any, device: str, field: str) -> scrub.Result | str:
     except SettingsError as err:
         return f"The scrub chart does not fit at these sizes: {err}"
     if res.steady_seconds is not None:
-        store.store().learn(rate_kind(settings), store.work(settings) * len(axis.values), res.steady_seconds,
-                            fastest=True)
+        store.store().learn(rate_kind(settings), grid_work(settings, field), res.steady_seconds, fastest=True)
     return res
 
 
 def result(settings: Any, device: str, field: str) -> scrub.Result | str:
     """The grid of ``field`` for ``settings`` from the shared store, computed now if nobody has (or why not)."""
-    work = store.work(settings) * len(scrub.axis_of(families.of(settings), field).values)
     entry, _ = store.store().get_or_compute(key(settings, device, field), lambda: _grid(settings, device, field),
-                                            heavy=work > store.HEAVY_WORK)
+                                            heavy=grid_work(settings, field) > store.HEAVY_WORK)
     return entry.value
 
 
@@ -105,12 +108,12 @@ def warm(settings: Any, device: str) -> None:
     figure(settings, device, axis.field, scrub.nearest(axis, float(getattr(settings, axis.field))))
 
 
-def inline(settings: Any, n_values: int) -> bool:
+def inline(settings: Any, field: str) -> bool:
     """Whether the grid is quick enough to compute within the page's own run: expected to take at most
     :data:`INLINE_S`, from how fast this model's last grids of several chunks ran on this server (the warm-up
     times each model's), or, before any, at most :data:`INLINE_WORK` work units. The non-linear model's class
     makes a work unit cost more there than the dose model's, which the learned speed sees and the units do not."""
-    units = store.work(settings) * n_values
+    units = grid_work(settings, field)
     seconds = store.store().estimate(rate_kind(settings), units)
     return units <= INLINE_WORK if seconds is None else seconds <= INLINE_S
 
@@ -141,7 +144,7 @@ def section(settings: Any, ctx: shell.RunContext) -> None:
         field = st.radio("Knob", list(axes), key=f"{family.kind}_scrub_axis", horizontal=True,
                          format_func=lambda f: f"{axes[f].symbol}: {axes[f].label}")
     axis = axes[field]
-    work = store.work(settings) * len(axis.values)
+    work = grid_work(settings, field)
     if work > MAX_WORK:
         st.info(f"The scrub chart computes {len(axis.values)} runs at once, {work:,} work units here; it is drawn "
                 f"up to {MAX_WORK:,}. Lower T or the seeds to see it.", icon=":material/tune:")
@@ -150,7 +153,7 @@ def section(settings: Any, ctx: shell.RunContext) -> None:
     current = scrub.nearest(axis, own)
     start = opened_at(key(settings, ctx.device, field), current)
     fkey = figure_key(settings, ctx.device, field, start)
-    if store.store().peek(fkey) is None and not inline(settings, len(axis.values)):
+    if store.store().peek(fkey) is None and not inline(settings, field):
         started = st.session_state.setdefault("scrub_started", {})
         if fkey not in started:
             started[fkey] = True
