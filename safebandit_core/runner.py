@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import os
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TypeVar
 
@@ -128,9 +129,8 @@ def _init_batched(model: Model, params: Params, keys: jax.Array, grid: Any) -> C
     return f(params, keys)
 
 
-@functools.partial(jax.jit, static_argnums=(0, 5, 6, 7), donate_argnums=(3,))
-def _advance_batched(model: Model, params: Params, keys: jax.Array, carry: Carry, t0: jax.Array, n: int, grid: Any,
-                     last: bool = False, valid: jax.Array | None = None):
+def _advance(model: Model, params: Params, keys: jax.Array, carry: Carry, t0: jax.Array, n: int, grid: Any,
+             last: bool = False, valid: jax.Array | None = None):
     one = lambda p, k, c, t, v: _one_run_advance(model, p, k, c, t, n, last, v)
     f = jax.vmap(one, in_axes=(None, 0, 0, None, None))
     if grid is not False:
@@ -138,10 +138,52 @@ def _advance_batched(model: Model, params: Params, keys: jax.Array, carry: Carry
     return f(params, keys, carry, t0, valid)
 
 
+_advance_batched = jax.jit(_advance, static_argnums=(0, 5, 6, 7), donate_argnums=(3,))
+"""One chunk of every run, compiled as ``XLA_FLAGS`` say (XLA's default level unless they say otherwise)."""
+FULL_LEVEL = 3
+"""XLA's own default ``xla_backend_optimization_level``."""
+_advance_optimised = jax.jit(_advance, static_argnums=(0, 5, 6, 7), donate_argnums=(3,),
+                             compiler_options={"xla_backend_optimization_level": FULL_LEVEL})
+"""The same chunk compiled at :data:`FULL_LEVEL` whatever ``XLA_FLAGS`` say (see :data:`FULL_OPT_ROUNDS`)."""
+FULL_OPT_ENV = "SAFEBANDIT_FULL_OPT_ROUNDS"
+
+
+def _full_opt_rounds(environ: Any = os.environ) -> int | None:
+    """``$SAFEBANDIT_FULL_OPT_ROUNDS`` as a whole number, or None when unset or empty."""
+    value = environ.get(FULL_OPT_ENV, "").strip()
+    if not value:
+        return None
+    if not value.isdigit():
+        raise ValueError(f"{FULL_OPT_ENV} must be a whole number of rounds (e.g. 50000), got {value!r}")
+    return int(value)
+
+
+FULL_OPT_ROUNDS: int | None = _full_opt_rounds()
+"""``$SAFEBANDIT_FULL_OPT_ROUNDS``: a run whose chunks play at least this many rounds in all (runs × chunk length)
+compiles them at XLA's full level whatever ``XLA_FLAGS`` say, since running them then costs more than compiling
+them. Unset (the app): every chunk compiles as ``XLA_FLAGS`` say. The test suite compiles at level 0, which halves
+the compile time of its many small shapes but runs code 2–8 times slower, and sets this so that the pages' larger
+runs (their scrub grids above all) still run at full speed. Every chunk of one run shares a level: the run's chunk
+length decides, not the length of its last chunk."""
+
+
+def _advance_for(rounds: int) -> Any:
+    """The compiled chunk for a run whose chunks play ``rounds`` rounds in all (see :data:`FULL_OPT_ROUNDS`)."""
+    return _advance_optimised if FULL_OPT_ROUNDS is not None and rounds >= FULL_OPT_ROUNDS else _advance_batched
+
+
 def _axes(grid: Any) -> Any:
     """``grid=True`` batches every params leaf on axis 0; a tuple prefix like ``(0, None)`` batches
     only some parts (e.g. settings rows) and shares the rest (e.g. a large context table)."""
     return 0 if grid is True else grid
+
+
+def _runs(params: Params, keys: jax.Array, grid: Any) -> int:
+    """How many runs one call advances: the keys, times the settings rows of a grid."""
+    if grid is False:
+        return keys.shape[0]
+    rows = jax.tree.map(lambda a, sub: None if a is None else sub, _axes(grid), params, is_leaf=lambda x: x is None)
+    return keys.shape[0] * jax.tree.leaves(rows)[0].shape[0]
 
 
 CHUNK_BYTES = 256 * 2**20
@@ -208,6 +250,7 @@ def run_chunks(
         params = jax.device_put(params, dev if shardings is None else shardings[0])
         keys = jax.device_put(keys, dev if shardings is None else shardings[1])
         carry = _init_batched(model, params, keys, grid)
+        advance = _advance_for(_runs(params, keys, grid) * chunk)
         if shardings is None:  # committed, like every later carry: a state built from constants alone comes
             carry = jax.device_put(carry, dev)  # out uncommitted, and the second chunk would trace anew
         pieces: dict[str, list[np.ndarray]] = {}
@@ -215,12 +258,11 @@ def run_chunks(
         while t0 < T:
             n = min(chunk, T - t0)
             if pad_tail and t0 + n >= T:  # the last chunk, full or not: always the one masked variant
-                carry, outs = _advance_batched(model, params, keys, carry, jnp.asarray(t0), chunk, grid, True,
-                                               jnp.asarray(n))
+                carry, outs = advance(model, params, keys, carry, jnp.asarray(t0), chunk, grid, True, jnp.asarray(n))
                 cut = (Ellipsis, slice(0, n)) + ((slice(None),) if model.policy_axis else ())
                 outs = {k: np.asarray(v)[cut] for k, v in outs.items()}  # on the host: no slice op per length
             else:
-                carry, outs = _advance_batched(model, params, keys, carry, jnp.asarray(t0), n, grid, t0 + n >= T)
+                carry, outs = advance(model, params, keys, carry, jnp.asarray(t0), n, grid, t0 + n >= T)
             for k, v in outs.items():
                 v = np.asarray(v)
                 if model.policy_axis:  # (..., S, n, P) -> (..., P, S, n)

@@ -4,14 +4,16 @@ so what the suite checks is what the app computes."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import subprocess
 import sys
 
 import numpy as np
+import pytest
 
-from safebandit_core import device, families
-from tests.conftest import ROOT, TEST_XLA_FLAGS
+from safebandit_core import device, families, runner
+from tests.conftest import FULL_OPT_ROUNDS, ROOT, TEST_XLA_FLAGS
 from tests.support import assert_close_sum
 
 AT_DEFAULT = r"""
@@ -60,3 +62,26 @@ def test_the_app_keeps_compiles_over_a_fifth_of_a_second_unless_jaxs_own_variabl
         assert done.returncode == 0, done.stderr[-2000:]
         seen.append(float(done.stdout.split()[-1]))
     assert seen == [0.2, 1.5]
+
+
+def test_a_run_of_many_rounds_compiles_at_the_full_level_and_agrees_with_level_0(monkeypatch):
+    """The suite's own switch (``SAFEBANDIT_FULL_OPT_ROUNDS``, tests/conftest.py): a run whose chunks play at least
+    that many rounds in all (runs × chunk length) takes the full-level program, every chunk of it (the short last
+    one too), a smaller run the level-0 one; both give the same numbers to the rounding of a reordered sum."""
+    assert runner.FULL_OPT_ROUNDS == int(FULL_OPT_ROUNDS), "the suite sets the switch before the core is imported"
+    assert runner._full_opt_rounds({}) is None and runner._full_opt_rounds({runner.FULL_OPT_ENV: " 7 "}) == 7
+    with pytest.raises(ValueError, match=runner.FULL_OPT_ENV):
+        runner._full_opt_rounds({runner.FULL_OPT_ENV: "lots"})
+    fam = families.get("dose")
+    s = dataclasses.replace(fam.example, T=130, seeds=3, refresh_every=40)  # chunks of 80 and 50: 3 × 80 = 240
+    sizes = lambda: (runner._advance_batched._cache_size(), runner._advance_optimised._cache_size())
+    monkeypatch.setattr(runner, "FULL_OPT_ROUNDS", 241)
+    before = sizes()
+    low = families.run(s, chunk=80).outputs
+    after_low = sizes()
+    assert after_low[1] == before[1] and after_low[0] > before[0], "240 rounds a chunk stay at level 0"
+    monkeypatch.setattr(runner, "FULL_OPT_ROUNDS", 240)
+    full = families.run(s, chunk=80).outputs
+    assert sizes()[0] == after_low[0] and sizes()[1] == before[1] + 2, "a middle and a last chunk, both at full level"
+    for name, values in low.items():
+        assert_close_sum(np.asarray(full[name]), np.asarray(values), n_terms=s.T * WIDEST, err_msg=name)

@@ -16,7 +16,8 @@ def _page_run(s, chunk: int = CHUNK) -> None:
 
 
 def _traces() -> tuple[int, int]:
-    return runner._init_batched._cache_size(), runner._advance_batched._cache_size()
+    return (runner._init_batched._cache_size(), runner._advance_batched._cache_size(),
+            runner._advance_optimised._cache_size())
 
 
 def test_moving_t_d_and_k_inside_their_buckets_traces_nothing_new():
