@@ -1,10 +1,13 @@
-"""Fixtures of the AppTest tests: st caches emptied per test, or per module where a module shares its data."""
+"""Fixtures of the AppTest tests: st caches emptied per test, or per module where a module shares its data; the
+warnings Streamlit logs. Streamlit's loggers do not propagate, so a handler is put on each of them."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 
 import pytest
+from streamlit.elements.lib import policies
 
 from tests.ui.browserkit import browser, page, served, server  # noqa: F401  (the browser tests' fixtures)
 from tests.ui.helpers import cleared_caches
@@ -20,3 +23,33 @@ def fresh_caches() -> Iterator[None]:
 def fresh_module_caches() -> Iterator[None]:
     """Start and leave a module with empty st caches, sharing them between its tests."""
     yield from cleared_caches()
+
+
+# What AppTest itself logs because no server runs (test code outside a script run): never seen on a server.
+HARNESS = ("can be ignored when running in bare mode", "No runtime found")
+
+
+class Records(logging.Handler):
+    """Keeps every record at WARNING or above."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if not any(s in record.getMessage() for s in HARNESS):
+            self.records.append(record)
+
+
+@pytest.fixture
+def streamlit_warnings(monkeypatch: pytest.MonkeyPatch) -> Iterator[Records]:
+    """The warnings Streamlit logs during a test (its once-per-process widget warning re-armed first)."""
+    monkeypatch.setattr(policies, "_shown_default_value_warning", False)
+    handler = Records()
+    loggers = [logging.getLogger(name) for name in list(logging.Logger.manager.loggerDict)
+               if name == "streamlit" or name.startswith("streamlit.")]
+    for log in loggers:
+        log.addHandler(handler)
+    yield handler
+    for log in loggers:
+        log.removeHandler(handler)

@@ -151,15 +151,19 @@ def test_every_url_bound_widget_goes_through_links():
 
 @pytest.mark.slow
 @pytest.mark.parametrize("page", [p.path for p in registry.PAGES])
-def test_every_bound_control_of_every_page_survives_garbage(page, monkeypatch):
+def test_every_bound_control_of_every_page_survives_garbage(page, monkeypatch, streamlit_warnings):
     """Each page's bound keys (recorded from a first visit) with garbage values: no error, and each rejection of a
     control drawn in that run named (a control may not be drawn: ``?policies=`` empties a selection, and the page
-    then asks for one instead of drawing its results)."""
+    then asks for one instead of drawing its results). The first visit, as a new visitor opens the page's address
+    (no state, no URL parameters), logs no Streamlit warning: not the "created with a default value but also had its
+    value set via the Session State API" of a widget, nor any other."""
     seen: dict[str, links.Rule] = {}
     check = links.check
     monkeypatch.setattr(links, "check", lambda key, label, rule, clearable=False: (
         seen.setdefault(key, rule), check(key, label, rule, clearable))[1])
     open_with({}, None if page == "pages/home.py" else page)
+    logged = [f"{r.name}: {r.getMessage()}" for r in streamlit_warnings.records]
+    assert logged == [], logged
     assert seen, f"{page} has no URL-bound control"
     link = {k: GARBAGE[i % len(GARBAGE)] for i, k in enumerate(sorted(seen))}
     rules, seen = seen, {}
