@@ -85,12 +85,13 @@ class Lane(NamedTuple):
     n: int
 
 
-def compose(env: Env, lanes: Sequence[Lane], *, name: str, block: int = 0) -> runner.Model:
+def compose(env: Env, lanes: Sequence[Lane], *, name: str, block: int = 0, round_cost: int = 1) -> runner.Model:
     """Every lane's policies on the same draws, in one scan; outputs get a trailing policy axis.
 
     The model's params are ``(env_params, (lane_params, ...))``. Per round, every output field is
     shaped (P,) with P the lanes' rows in order; the runner moves that axis in front of the seeds.
-    ``block`` > 0 calls each lane's ``refresh`` after every ``block`` rounds with its traces.
+    ``block`` > 0 calls each lane's ``refresh`` after every ``block`` rounds with its traces. ``round_cost``: see
+    :attr:`safebandit_core.runner.Model.round_cost`.
     """
     lanes = tuple(lanes)
     if not lanes:
@@ -150,7 +151,7 @@ def compose(env: Env, lanes: Sequence[Lane], *, name: str, block: int = 0) -> ru
         return truth, tuple(new)
 
     return runner.Model(init=init, draw=draw, step=step, name=name, refresh=refresh if refreshing else None,
-                        block=block if refreshing else 0, policy_axis=True)
+                        block=block if refreshing else 0, policy_axis=True, round_cost=round_cost)
 
 
 @dataclasses.dataclass(frozen=True)

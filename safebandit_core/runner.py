@@ -50,6 +50,9 @@ class Model:
     refresh: Callable[[Params, Carry, dict[str, jax.Array]], Carry] | None = None
     block: int = 0
     policy_axis: bool = False
+    round_cost: int = 1
+    """How many times the work of a small model's round one round of one run does (a linear policy of width w:
+    (w/8)², its matrix updates being quadratic in w); only weighs the rounds for :data:`FULL_OPT_ROUNDS`."""
 
 
 @dataclasses.dataclass
@@ -159,12 +162,12 @@ def _full_opt_rounds(environ: Any = os.environ) -> int | None:
 
 
 FULL_OPT_ROUNDS: int | None = _full_opt_rounds()
-"""``$SAFEBANDIT_FULL_OPT_ROUNDS``: a run whose chunks play at least this many rounds in all (runs × chunk length)
-compiles them at XLA's full level whatever ``XLA_FLAGS`` say, since running them then costs more than compiling
-them. Unset (the app): every chunk compiles as ``XLA_FLAGS`` say. The test suite compiles at level 0, which halves
-the compile time of its many small shapes but runs code 2–8 times slower, and sets this so that the pages' larger
-runs (their scrub grids above all) still run at full speed. Every chunk of one run shares a level: the run's chunk
-length decides, not the length of its last chunk."""
+"""``$SAFEBANDIT_FULL_OPT_ROUNDS``: a run whose chunks play at least this many rounds in all (runs × chunk length,
+weighed by the model's :attr:`Model.round_cost`) compiles them at XLA's full level whatever ``XLA_FLAGS`` say, since
+running them then costs more than compiling them. Unset (the app): every chunk compiles as ``XLA_FLAGS`` say. The
+test suite compiles at level 0, which halves the compile time of its many small shapes but runs code 2–8 times
+slower, and sets this so that the pages' larger runs (their scrub grids, the battery replay) still run at full
+speed. Every chunk of one run shares a level: the run's chunk length decides, not the length of its last chunk."""
 
 
 def _advance_for(rounds: int) -> Any:
@@ -250,7 +253,7 @@ def run_chunks(
         params = jax.device_put(params, dev if shardings is None else shardings[0])
         keys = jax.device_put(keys, dev if shardings is None else shardings[1])
         carry = _init_batched(model, params, keys, grid)
-        advance = _advance_for(_runs(params, keys, grid) * chunk)
+        advance = _advance_for(_runs(params, keys, grid) * chunk * model.round_cost)
         if shardings is None:  # committed, like every later carry: a state built from constants alone comes
             carry = jax.device_put(carry, dev)  # out uncommitted, and the second chunk would trace anew
         pieces: dict[str, list[np.ndarray]] = {}

@@ -45,7 +45,8 @@ def make_model(width: int, g: str, refresh_every: int, precision: str, source: s
     curve = curves.get(g)
     env = make_env(curve, width, dev.dtype_of(precision), source)
     return M.compose(env, [M.Lane(make_policy(curve, width), n_policies)],
-                     name=f"dose-{g}-w{width}-{precision}-{source}", block=refresh_every)
+                     name=f"dose-{g}-w{width}-{precision}-{source}", block=refresh_every,
+                     round_cost=max(1, width // 8) ** 2)
 
 
 def env_params(s: DoseSettings, dtype: jnp.dtype, stream: Stream | None = None) -> EnvParams:

@@ -85,3 +85,15 @@ def test_a_run_of_many_rounds_compiles_at_the_full_level_and_agrees_with_level_0
     assert sizes()[0] == after_low[0] and sizes()[1] == before[1] + 2, "a middle and a last chunk, both at full level"
     for name, values in low.items():
         assert_close_sum(np.asarray(full[name]), np.asarray(values), n_terms=s.T * WIDEST, err_msg=name)
+
+
+def test_a_wide_linear_policys_rounds_weigh_more():
+    """A linear policy's round is quadratic in its width: the battery replay's 256 features weigh (256/8)² = 1024
+    rounds each, so its page run (6 runs × 1000 rounds a chunk) compiles at the full level in the suite, where the
+    dose model's 8 (a weight of 1) stays at level 0."""
+    from safebandit_core.dose import family as dose_family
+
+    cost = lambda width: dose_family.make_model(width, "linear", 40, "float64", "contexts", 1).round_cost
+    assert (cost(8), cost(16), cost(256)) == (1, 4, 1024)
+    assert runner._advance_for(6 * 1000 * cost(256)) is runner._advance_optimised
+    assert runner._advance_for(5 * 1000 * cost(8)) is runner._advance_batched
