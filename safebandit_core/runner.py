@@ -51,8 +51,8 @@ class Model:
     block: int = 0
     policy_axis: bool = False
     round_cost: int = 1
-    """How many times the work of a small model's round one round of one run does (a linear policy of width w:
-    (w/8)², its matrix updates being quadratic in w); only weighs the rounds for :data:`FULL_OPT_ROUNDS`."""
+    """The work of one round of one run, in rounds of a small model (a linear policy of width w: (w/8)², its matrix
+    updates being quadratic in w); it only weighs the rounds counted for :data:`FULL_OPT_ROUNDS`."""
 
 
 @dataclasses.dataclass
