@@ -164,10 +164,11 @@ def _full_opt_rounds(environ: Any = os.environ) -> int | None:
 FULL_OPT_ROUNDS: int | None = _full_opt_rounds()
 """``$SAFEBANDIT_FULL_OPT_ROUNDS``: a run whose chunks play at least this many rounds in all (runs × chunk length,
 weighed by the model's :attr:`Model.round_cost`) compiles them at XLA's full level whatever ``XLA_FLAGS`` say, since
-running them then costs more than compiling them. Unset (the app): every chunk compiles as ``XLA_FLAGS`` say. The
-test suite compiles at level 0, which halves the compile time of its many small shapes but runs code 2–8 times
-slower, and sets this so that the pages' larger runs (their scrub grids, the battery replay) still run at full
-speed. Every chunk of one run shares a level: the run's chunk length decides, not the length of its last chunk."""
+running them then costs more than compiling them. Unset (the app, the test suite): every chunk compiles as
+``XLA_FLAGS`` say. For a process that compiles at level 0 (as the suite does): its large runs (the pages' scrub
+grids, the battery replay) then run at full speed, two to three times quicker, at the price of dearer compiles, which
+cost the cold suite more than they saved (README, *Benchmarks and checks*). Every chunk of one run shares a level:
+the run's chunk length decides, not the length of its last chunk."""
 
 
 def _advance_for(rounds: int) -> Any:

@@ -28,13 +28,6 @@ def with_test_flags(flags: str = "") -> str:
 
 
 os.environ["XLA_FLAGS"] = with_test_flags(os.environ.get("XLA_FLAGS", ""))
-FULL_OPT_ROUNDS = "50000"
-"""Runs whose chunks play at least this many rounds in all still compile at XLA's full level
-(``safebandit_core.runner.FULL_OPT_ROUNDS``): the pages' scrub grids (55,000 to 420,000 rounds a chunk at their
-defaults) and the battery replay (256 features: 6,000 rounds weighing 1,024 each) ran 2–8 times slower at level 0,
-which cost more than it saved; every run of the suite's small shapes (a few thousand rounds a chunk) and the
-model pages' single runs stay at level 0."""
-os.environ.setdefault("SAFEBANDIT_FULL_OPT_ROUNDS", FULL_OPT_ROUNDS)
 # Every compile is kept in the persistent cache, not only those over 0.2 s as the app keeps: with optimisation off
 # most compiles are quicker than that, and the suite's processes (two workers, the servers and commands the tests
 # start) and its next run read them back instead of compiling them again.

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from safebandit_core import device, families, runner
-from tests.conftest import FULL_OPT_ROUNDS, ROOT, TEST_XLA_FLAGS
+from tests.conftest import ROOT, TEST_XLA_FLAGS
 from tests.support import assert_close_sum
 
 AT_DEFAULT = r"""
@@ -65,10 +65,10 @@ def test_the_app_keeps_compiles_over_a_fifth_of_a_second_unless_jaxs_own_variabl
 
 
 def test_a_run_of_many_rounds_compiles_at_the_full_level_and_agrees_with_level_0(monkeypatch):
-    """The suite's own switch (``SAFEBANDIT_FULL_OPT_ROUNDS``, tests/conftest.py): a run whose chunks play at least
+    """The switch ``SAFEBANDIT_FULL_OPT_ROUNDS`` (off in the app and the suite): a run whose chunks play at least
     that many rounds in all (runs × chunk length) takes the full-level program, every chunk of it (the short last
     one too), a smaller run the level-0 one; both give the same numbers to the rounding of a reordered sum."""
-    assert runner.FULL_OPT_ROUNDS == int(FULL_OPT_ROUNDS), "the suite sets the switch before the core is imported"
+    assert runner.FULL_OPT_ROUNDS is None, "off unless set: the suite and the app compile as XLA_FLAGS say"
     assert runner._full_opt_rounds({}) is None and runner._full_opt_rounds({runner.FULL_OPT_ENV: " 7 "}) == 7
     with pytest.raises(ValueError, match=runner.FULL_OPT_ENV):
         runner._full_opt_rounds({runner.FULL_OPT_ENV: "lots"})
@@ -87,13 +87,14 @@ def test_a_run_of_many_rounds_compiles_at_the_full_level_and_agrees_with_level_0
         assert_close_sum(np.asarray(full[name]), np.asarray(values), n_terms=s.T * WIDEST, err_msg=name)
 
 
-def test_a_wide_linear_policys_rounds_weigh_more():
+def test_a_wide_linear_policys_rounds_weigh_more(monkeypatch):
     """A linear policy's round is quadratic in its width: the battery replay's 256 features weigh (256/8)² = 1024
-    rounds each, so its page run (6 runs × 1000 rounds a chunk) compiles at the full level in the suite, where the
-    dose model's 8 (a weight of 1) stays at level 0."""
+    rounds each, so with the switch at 50,000 its page run (6 runs × 1000 rounds a chunk) compiles at the full level,
+    where the dose model's 8 (a weight of 1) stays at level 0."""
     from safebandit_core.dose import family as dose_family
 
     cost = lambda width: dose_family.make_model(width, "linear", 40, "float64", "contexts", 1).round_cost
     assert (cost(8), cost(16), cost(256)) == (1, 4, 1024)
+    monkeypatch.setattr(runner, "FULL_OPT_ROUNDS", 50_000)
     assert runner._advance_for(6 * 1000 * cost(256)) is runner._advance_optimised
     assert runner._advance_for(5 * 1000 * cost(8)) is runner._advance_batched
