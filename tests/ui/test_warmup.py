@@ -5,6 +5,7 @@ scene; and it stops cleanly with its process."""
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import signal
@@ -12,6 +13,7 @@ import subprocess
 import sys
 import textwrap
 import threading
+import weakref
 from collections.abc import Iterator
 
 import pytest
@@ -32,8 +34,16 @@ def warmed() -> Iterator[dict]:
     next(caches)
     status = {"done": [], "failed": {}, "now": None}
     warmup._warm(device.default_device_id(), status)
+    status["frozen"] = gc.get_freeze_count()
     yield status
+    gc.unfreeze()
     next(caches, None)
+
+
+class Node:
+    """An object that can refer to itself."""
+
+    self: Node
 
 
 def stored() -> set[str]:
@@ -53,6 +63,27 @@ def test_every_opening_run_is_in_the_jobs():
 def test_the_warm_up_finishes_without_failures(warmed):
     assert warmed["failed"] == {} and warmed["seconds"] > 0
     assert warmed["now"] is None
+
+
+def test_the_warm_up_leaves_what_it_loaded_out_of_each_rerun_s_collection(warmed):
+    assert warmed["frozen"] > 10_000, "the modules and stored runs are in the collector's permanent generation"
+
+
+def test_settling_the_heap_leaves_the_collector_a_fraction_to_walk():
+    gc.unfreeze()
+    try:
+        walked = len(gc.get_objects())
+        warmup.settle_heap()
+        assert gc.get_freeze_count() >= walked // 2
+        assert len(gc.get_objects()) < walked // 10
+        cycle = Node()
+        cycle.self = cycle  # garbage made after the freeze is still collected
+        ref = weakref.ref(cycle)
+        del cycle
+        gc.collect()
+        assert ref() is None
+    finally:
+        gc.unfreeze()
 
 
 @pytest.mark.parametrize("page", PAGES)
