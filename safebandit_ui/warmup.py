@@ -9,8 +9,9 @@ page (:mod:`safebandit_core.scenarios`) and every run of every lesson scene
 under the very key the page with untouched controls asks for and in the page's own chunks, so the first
 visitor of any of them waits no longer than the next. With JAX's persistent compilation cache
 (:func:`safebandit_core.device.enable_compile_cache`) a restarted server reads the compiled functions
-back from disk instead of compiling them again. When it is done it prints one line, :data:`DONE`, to the
-server's log.
+back from disk instead of compiling them again. Before the runs it imports what a page's first run would
+(:func:`preload`); at its start and its end it takes what is loaded out of each rerun's garbage collection
+(:func:`settle_heap`). When it is done it prints one line, :data:`DONE`, to the server's log.
 
 The thread stops cleanly with its process: :func:`stop` (registered with :mod:`atexit`, and called by
 :mod:`.serve` when Streamlit returns after Ctrl-C or SIGTERM) sets a flag the thread reads between jobs
@@ -108,7 +109,8 @@ def settle_heap() -> None:
     object of the process: with JAX, plotly, pandas and the warm-up's runs loaded that took 0.5 s of each rerun on
     a 2-core machine. The imported modules and the warm-up's stored runs live as long as the server, so the
     collector need not walk them again (:func:`gc.freeze`); objects made later are still collected as before, and
-    a frozen object that loses its last reference is still freed.
+    a frozen object that loses its last reference is still freed (only a frozen object caught in a reference cycle
+    would stay until the process ends).
     """
     gc.collect()
     gc.freeze()
