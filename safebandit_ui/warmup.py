@@ -49,12 +49,14 @@ SCRUB = "scrub:"
 
 
 class Job(NamedTuple):
-    """One run to store: a name for the log, and what the page passes to :func:`.live.run` for it."""
+    """One run to store: a name for the log, and what the page passes to :func:`.live.run` for it; ``warnings``: a
+    model page's opening, whose page also computes the family's warnings for these settings."""
 
     name: str
     settings: Any
     extra: Any = None
     simulate: Callable[..., Any] | None = None
+    warnings: bool = False
 
 
 def defaults(device_id: str) -> list[Any]:
@@ -97,7 +99,7 @@ def jobs(device_id: str) -> list[Job]:
     """Everything the warm-up stores, in order: the model pages first (most visitors start there), their scrub
     charts, then the other pages' openings."""
     models = defaults(device_id)
-    return ([Job(type(s).KIND, s) for s in models] + [Job(f"{SCRUB}{type(s).KIND}", s) for s in models
+    return ([Job(type(s).KIND, s, warnings=True) for s in models] + [Job(f"{SCRUB}{type(s).KIND}", s) for s in models
                                                       if families.of(s).scrub]
             + [logged_page(device_id)] + presentation(device_id) + lesson_runs(device_id))
 
@@ -155,8 +157,8 @@ def _warm(device_id: str, status: dict[str, Any], halt: threading.Event = _STOP)
                 scrub.warm(job.settings, device_id)
             else:
                 live.warm(job.settings, device_id, job.extra, job.simulate)
-            if job.name in families.FAMILIES:  # a model page's opening: its warnings compile small JAX programs too
-                families.get(job.name).warnings(job.settings)
+            if job.warnings:  # they compile small JAX programs too
+                families.of(job.settings).warnings(job.settings)
             if job.name not in status["done"]:
                 status["done"].append(job.name)
         except Exception as err:  # as above
