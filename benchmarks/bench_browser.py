@@ -12,7 +12,9 @@ Per model page (dose, non-linear, conservative, mean-variance), the rows of issu
 
 then 30 sessions opening model pages at once on the warm server, as clients of Streamlit's own websocket
 protocol (:mod:`tests.ui.wsclient`: 30 Chromium tabs on 2 cores would time the browsers, not the server),
-and 8 Chromium sessions at once on a fresh server. ``--quick``: two pages, fewer steps, 10 and 4 sessions.
+and 8 sessions at once on a fresh server, twice: as websocket clients (the server's answers, against issue 22's
+30 s) and as 8 Chromium sessions (the same, with 8 browsers drawing on the server's 2 cores: what one machine
+hosting a whole class would see). ``--quick``: two pages, fewer steps, 10 and 4 sessions.
 
 A visit is over when the browser's own signal says so (``data-test-script-state`` on ``stApp`` back to
 ``notRunning``) and every chart container on the page holds a drawn plotly chart; an action is over when a
@@ -166,6 +168,18 @@ def _sessions(browser: Any, url: str, n: int) -> tuple[float, int]:
     return slowest, errors
 
 
+def _class_row(what: str, url: str, n: int, target: float) -> dict:
+    """``n`` websocket sessions opening the model pages at once: the server's answers, with no browser drawing on
+    this machine's cores (each student draws on their own machine); the slowest against ``target``."""
+    from tests.ui import wsclient
+
+    answers = wsclient.sessions(url, [PAGES[i % len(PAGES)].path for i in range(n)])
+    errors = sum(len(a.exceptions) for a in answers) + sum(not a.finished for a in answers)
+    return _row(what, max(a.seconds for a in answers) if not errors else float("inf"), target,
+                f"{errors} errors; median {statistics.median(a.seconds for a in answers):.2f} s, "
+                f"{statistics.median(a.received_bytes for a in answers) / 1024:.0f} KiB per session")
+
+
 def _received(pg: Any) -> list[int]:
     """A one-element list that counts the bytes ``pg`` receives over its websockets from now on (set it to 0 to
     start a count)."""
@@ -203,7 +217,6 @@ def _one_page(browser: Any, url: str, page: ModelPage, steps: int) -> list[dict]
 
 def bench(quick: bool) -> list[dict]:
     """Rows for ``make bench``: issue 22's table per model page, and a class at once, each against its target."""
-    from tests.ui import wsclient
     from tests.ui.browserkit import BROWSER_ARGS, CHROMIUM, _missing, serve
 
     missing = _missing()
@@ -228,14 +241,12 @@ def bench(quick: bool) -> list[dict]:
                 rows += _one_page(browser, url, page, 2 if quick else 5)
             rows[-5 * len(pages)]["note"] = f"the warm-up took {warm_s:.1f} s"
             n = 10 if quick else 30
-            answers = wsclient.sessions(url, [PAGES[i % len(PAGES)].path for i in range(n)])
-            errors = sum(len(a.exceptions) for a in answers) + sum(not a.finished for a in answers)
-            rows.append(_row(f"{n} sessions at once, warm server (websocket clients)",
-                             max(a.seconds for a in answers) if not errors else float("inf"), SESSIONS_S,
-                             f"{errors} errors; median {statistics.median(a.seconds for a in answers):.2f} s, "
-                             f"{statistics.median(a.received_bytes for a in answers) / 1024:.0f} KiB per session"))
+            rows.append(_class_row(f"{n} sessions at once, warm server (websocket clients)", url, n, SESSIONS_S))
+        n = 4 if quick else 8
+        with serve(logs / "fresh-ws.log") as url:
+            rows.append(_class_row(f"{n} sessions at once, fresh server (websocket clients)", url, n,
+                                   FRESH_SESSIONS_S))
         with serve(logs / "fresh-class.log") as url:
-            n = 4 if quick else 8
             slowest, errors = _sessions(browser, url, n)
             rows.append(_row(f"{n} Chromium sessions at once, fresh server", slowest if not errors else float("inf"),
                              FRESH_SESSIONS_S, f"{errors} exception elements"))

@@ -33,6 +33,14 @@ PAGE_CHUNK = 1000
 streaming a long run) never compiles anything new (:func:`safebandit_core.runner.run_chunks`)."""
 
 
+def placeholders() -> tuple[Any, Any]:
+    """Two empty slots where a run's note and its spinner or progress bar go, made whether the result is stored or
+    not: the page then has the same elements on a store hit as on a miss, so every element after them keeps its
+    place. An element that changes place is built anew in the browser: the scrub chart under a model page, whose
+    figure a step of the page's own knob does not change, was drawn from scratch (21 frames) on every step."""
+    return st.empty(), st.empty()
+
+
 def _simulate(settings: Any, device: str, chunk: int) -> Any:
     return families.simulate(settings, device, chunk, pad_tail=True)
 
@@ -49,6 +57,7 @@ def run(settings: Any, ctx: shell.RunContext, redraw: Callable[[Run], None] | No
     sim = simulate or _simulate
     key = store.key_of(settings, ctx.device, extra)
     shared = store.store()
+    note, progress = placeholders()
     hit = shared.peek(key)
     if hit is not None:
         return hit.value, True, hit.seconds
@@ -56,16 +65,15 @@ def run(settings: Any, ctx: shell.RunContext, redraw: Callable[[Run], None] | No
     units = store.work(settings)
     estimate = shared.estimate(kind, units)
     live = redraw is not None and (estimate > LIVE_AFTER_S if estimate is not None else units > SHORT_WORK)
-    note = st.empty()
 
     def compute() -> Run:
         start = time.perf_counter()
         if not live:
-            with st.spinner(COMPILING if estimate is None else "Running…"):
+            with progress.container(), st.spinner(COMPILING if estimate is None else "Running…"):
                 last = runner.final(sim(settings, ctx.device, PAGE_CHUNK))
         else:
             note.info(LONG_RUN, icon=":material/hourglass:")
-            bar = st.progress(0.0, text=COMPILING if estimate is None else "Starting…")
+            bar = progress.progress(0.0, text=COMPILING if estimate is None else "Starting…")
             drawn = time.perf_counter()
             last = None
             for last in sim(settings, ctx.device, PAGE_CHUNK):
@@ -73,7 +81,7 @@ def run(settings: Any, ctx: shell.RunContext, redraw: Callable[[Run], None] | No
                 if not last.done and time.perf_counter() - drawn > REDRAW_EVERY_S:
                     redraw(last)
                     drawn = time.perf_counter()
-            bar.empty()
+            progress.empty()
         assert last is not None, "a run yields at least one chunk"
         shared.learn(kind, units, time.perf_counter() - start)
         return last
@@ -112,14 +120,14 @@ def in_chunks(cells: Any, rounds: int | None) -> tuple[Any, Callable[..., Any]]:
 def shared(key: str, units: int, compute: Callable[[Callable[[float, str], None]], Any]) -> tuple[Any, bool, float]:
     """``compute(progress)`` once per server through the shared store, with a progress bar while it runs; for the
     results that are not one model run (a preset, a sweep, the theory overlays). Returns (value, stored, seconds)."""
-    note = st.empty()
+    note, progress = placeholders()
 
     def work() -> Any:
-        bar = st.progress(0.0, text=COMPILING)
+        bar = progress.progress(0.0, text=COMPILING)
         try:
             return compute(lambda f, text: bar.progress(min(max(f, 0.0), 1.0), text=text))
         finally:
-            bar.empty()
+            progress.empty()
 
     entry, stored = store.store().get_or_compute(key, work, heavy=units > store.HEAVY_WORK,
                                                  on_wait=lambda m: note.info(m, icon=":material/hourglass:"))

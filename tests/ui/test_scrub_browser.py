@@ -57,3 +57,34 @@ def test_scrubbing_the_dose_chart_redraws_in_the_browser_only(server, page):
     assert page.evaluate("window.__reruns") == 0, "a scrub step made the server rerun the page"
     assert len(sent) == heard, f"the page sent the server {len(sent) - heard} message(s) while scrubbing"
     assert page.get_by_test_id("stException").count() == 0
+
+
+def test_a_step_of_the_pages_own_knob_leaves_the_scrub_chart_as_the_visitor_left_it(server, page):
+    """Moving the page's τ slider computes a new run (a store miss, with its spinner) but finds the same grid: the
+    scrub chart stays the very plotly chart the browser drew (not rebuilt), at the step the visitor scrubbed to."""
+    page.goto(server + "/dose?T=400")
+    page.locator(f"{SCRUB} .main-svg").first.wait_for(state="attached", timeout=180_000)
+    wait_idle(page, 180_000)
+    rail = page.locator(f"{SCRUB} .slider-rail-rect").first
+    rail.scroll_into_view_if_needed()
+    box = rail.bounding_box()
+    last = len(page.evaluate(STATE)["names"]) - 1
+    page.evaluate(ARM)
+    page.mouse.click(box["x"] + box["width"] - 1, box["y"] + box["height"] / 2)
+    page.wait_for_function("window.__animated === true", timeout=20_000)
+    page.evaluate(f"""() => {{ document.querySelector("{SCRUB}").__visited = true; }}""")
+    page.evaluate(COUNT_RERUNS)
+    caption = page.get_by_test_id("stCaptionContainer").filter(has_text="Ran on").first
+    ran = caption.text_content()
+
+    thumb = page.get_by_test_id("stSlider").filter(has_text="Cost limit τ").get_by_role("slider").first
+    thumb.focus()
+    thumb.press("ArrowRight")
+    page.wait_for_function("window.__reruns > 0", timeout=60_000)
+    wait_idle(page, 180_000)
+    assert caption.text_content() != ran and "shared, not recomputed" not in caption.text_content(), \
+        "the step computed a new run"
+    after = page.evaluate(f"""() => {{ const gd = document.querySelector("{SCRUB}");
+        return {{same: gd.__visited === true, active: gd.layout.sliders[0].active}}; }}""")
+    assert after == {"same": True, "active": last}
+    assert page.get_by_test_id("stException").count() == 0
