@@ -213,6 +213,42 @@ def test_thin_keeps_at_most_the_limit_and_every_extreme():
     assert all(len(tr.x) <= vc.MAX_TRACE_POINTS for tr in vc.regret_figure(f, BEST).data)
 
 
+def thin_by_hand(frame: pd.DataFrame, value: str, max_points: int) -> pd.DataFrame:
+    """:func:`vc.thin` as its docstring reads, one policy and one stretch at a time in plain Python."""
+    if frame["t"].nunique() <= max_points:
+        return frame
+    buckets = max(1, (max_points - 2) // 2)
+    keep: set[tuple[object, int]] = set()
+    for policy in frame["policy"].unique():
+        part = frame[frame["policy"] == policy]
+        rounds = sorted(set(part["t"].tolist()))
+        lo = {t: part.loc[part["t"] == t, value].min() for t in rounds}
+        hi = {t: part.loc[part["t"] == t, value].max() for t in rounds}
+        n = len(rounds)
+        chosen = {rounds[0], rounds[-1]}
+        for b in range(buckets):
+            stretch = [t for i, t in enumerate(rounds) if i * buckets // n == b]
+            if stretch:  # the first round of the stretch with its lowest low and the first with its highest high
+                chosen |= {min(stretch, key=lambda t: (lo[t], t)), min(stretch, key=lambda t: (-hi[t], t))}
+        keep |= {(policy, t) for t in chosen}
+    return frame[[(p, t) in keep for p, t in zip(frame["policy"], frame["t"], strict=True)]]
+
+
+@pytest.mark.parametrize("max_points", [6, 11, 40])
+def test_thin_keeps_exactly_the_rows_its_rule_names(max_points):
+    rng = np.random.default_rng(7)
+    parts = []
+    for policy, T in (("gencb", 97), ("conucb", 60), ("ucb", 5)):
+        t = np.arange(1, T + 1)
+        for seed in range(3):  # ties on purpose: values on a coarse grid
+            parts.append(pd.DataFrame({"policy": policy, "seed": seed, "t": t,
+                                       "slack": np.round(rng.normal(size=T), 1)}))
+    f = pd.concat(parts, ignore_index=True).sample(frac=1.0, random_state=3)
+    for frame in (f, f.assign(policy=pd.Categorical(f["policy"], categories=["ucb", "gencb", "conucb"]))):
+        got, want = vc.thin(frame, "slack", max_points), thin_by_hand(frame, "slack", max_points)
+        pd.testing.assert_frame_equal(got, want)
+
+
 def summary(regret: dict[str, float], pulls: dict[str, float]) -> pd.DataFrame:
     """The columns of ``families.summary`` the sentences read."""
     return pd.DataFrame({"policy": list(regret), "label": [LABELS[p] for p in regret], "rounds": 400,
