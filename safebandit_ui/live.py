@@ -33,7 +33,7 @@ PAGE_CHUNK = 1000
 streaming a long run) never compiles anything new (:func:`safebandit_core.runner.run_chunks`)."""
 
 
-def placeholders() -> tuple[Any, Any]:
+def status_slots() -> tuple[Any, Any]:
     """Two empty slots where a run's note and its spinner or progress bar go, made whether the result is stored or
     not: the page then has the same elements on a store hit as on a miss, so every element after them keeps its
     place. An element that changes place is built anew in the browser: the scrub chart under a model page, whose
@@ -57,7 +57,7 @@ def run(settings: Any, ctx: shell.RunContext, redraw: Callable[[Run], None] | No
     sim = simulate or _simulate
     key = store.key_of(settings, ctx.device, extra)
     shared = store.store()
-    note, progress = placeholders()
+    note, progress = status_slots()
     hit = shared.peek(key)
     if hit is not None:
         return hit.value, True, hit.seconds
@@ -120,7 +120,7 @@ def in_chunks(cells: Any, rounds: int | None) -> tuple[Any, Callable[..., Any]]:
 def shared(key: str, units: int, compute: Callable[[Callable[[float, str], None]], Any]) -> tuple[Any, bool, float]:
     """``compute(progress)`` once per server through the shared store, with a progress bar while it runs; for the
     results that are not one model run (a preset, a sweep, the theory overlays). Returns (value, stored, seconds)."""
-    note, progress = placeholders()
+    note, progress = status_slots()
 
     def work() -> Any:
         bar = progress.progress(0.0, text=COMPILING)
