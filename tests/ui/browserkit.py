@@ -22,6 +22,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import with_server_flags
+
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = ROOT / "artifacts"
@@ -72,15 +74,18 @@ def browser():
 def serve(log: Path, env: dict[str, str] | None = None,
           started: list[subprocess.Popen] | None = None) -> Iterator[str]:
     """The server as ``make run`` starts it (:mod:`safebandit_ui.serve`: the core imported and the warm-up
-    begun first, then ``streamlit run app.py``) on a free loopback port; yields its URL once the health
-    endpoint answers, and stops it (terminate, then kill) afterwards. ``started`` receives the process."""
+    begun first, then ``streamlit run app.py``) on a free loopback port, compiling at the test servers' XLA level
+    (``SERVER_XLA_FLAGS``, tests/conftest.py); yields its URL once the health endpoint answers, and stops it
+    (terminate, then kill) afterwards. ``started`` receives the process."""
     port = _free_port()
     with open(log, "w") as out:
         proc = subprocess.Popen(
             [sys.executable, "-m", "safebandit_ui.serve", "--server.headless", "true",
              "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
              "--server.fileWatcherType", "none"],
-            cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})},
+            cwd=ROOT, stdout=out, stderr=subprocess.STDOUT,
+            env={**os.environ, "PYTHONPATH": str(ROOT), "XLA_FLAGS": with_server_flags(os.environ.get("XLA_FLAGS", "")),
+                 **(env or {})},
         )
     if started is not None:
         started.append(proc)
