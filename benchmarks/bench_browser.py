@@ -19,7 +19,9 @@ hosting a whole class would see). ``--quick``: two pages, fewer steps, 10 and 4 
 A visit is over when the browser's own signal says so (``data-test-script-state`` on ``stApp`` back to
 ``notRunning``) and every chart container on the page holds a drawn plotly chart; an action is over when a
 script run has finished after it (counted by a MutationObserver on that attribute, so a run too quick to
-be seen is not missed) and the charts' data differ from before. No fixed waits.
+be seen is not missed) and the charts' data differ from before. No fixed waits. After a change that makes the page
+compute a new scrub grid in the background (T, a size), the bench waits, untimed, until that chart is drawn, so
+the next row (and the next page's first visit) does not share the server's cores with it.
 
 Skipped with a note when Playwright or Chromium is missing.
 """
@@ -108,6 +110,19 @@ def _act(pg: Any, action: Any) -> float:
     pg.wait_for_function(f"""([n, before]) => window.__bench.finished > n && ({SETTLED})()
         && ({FINGERPRINT})() !== before""", arg=[finished, before], timeout=TIMEOUT_MS)
     return time.perf_counter() - start
+
+
+QUIET = """() => {
+  return document.querySelector(".st-key-scrub .js-plotly-plot .main-svg") !== null
+  && document.querySelector("[data-testid='stApp']").getAttribute("data-test-script-state") === "notRunning"
+}"""
+"""The scrub chart is drawn and the script idle: a grid the page computes in the background is done."""
+
+
+def _quiet(pg: Any) -> None:
+    """Wait, untimed, until the page's background work (a new scrub grid after T or a size changed) is done, so the
+    next row does not share the server's cores with it."""
+    pg.wait_for_function(QUIET, timeout=TIMEOUT_MS)
 
 
 def _step(pg: Any, label: str) -> float:
@@ -208,8 +223,10 @@ def _one_page(browser: Any, url: str, page: ModelPage, steps: int) -> list[dict]
                               f"{page.knob.split(' (')[0]}: {len(taken)} steps, slowest {max(taken):.2f} s, "
                               f"{received[0] / 1024 / len(taken):.0f} KiB received per step"))
         rows.append(_page_row(page, "T changed", _type(pg, "Rounds T", page.T_value), f"T → {page.T_value}"))
+        _quiet(pg)
         rows.append(_page_row(page, "size changed inside its width", _type(pg, page.size, page.size_value),
                               f"{page.size} → {page.size_value}"))
+        _quiet(pg)
         return rows
     finally:
         context.close()
@@ -230,12 +247,12 @@ def bench(quick: bool) -> list[dict]:
     with sync_playwright() as p:
         browser = p.chromium.launch(headless=True, executable_path=str(CHROMIUM), args=BROWSER_ARGS)
         for page in pages:
-            with serve(logs / f"fresh-{page.path}.log") as url:
+            with serve(logs / f"fresh-{page.path}.log", as_app=True) as url:
                 context = browser.new_context(viewport={"width": 1400, "height": 1000})
                 seconds = _visit(context.new_page(), f"{url}/{page.path}")
                 context.close()
                 rows.append(_page_row(page, "first visit, fresh server (warm-up running)", seconds))
-        with serve(logs / "warm.log") as url:
+        with serve(logs / "warm.log", as_app=True) as url:
             warm_s = _wait_warm(logs / "warm.log")
             for page in pages:
                 rows += _one_page(browser, url, page, 2 if quick else 5)
@@ -243,10 +260,10 @@ def bench(quick: bool) -> list[dict]:
             n = 10 if quick else 30
             rows.append(_class_row(f"{n} sessions at once, warm server (websocket clients)", url, n, SESSIONS_S))
         n = 4 if quick else 8
-        with serve(logs / "fresh-ws.log") as url:
+        with serve(logs / "fresh-ws.log", as_app=True) as url:
             rows.append(_class_row(f"{n} sessions at once, fresh server (websocket clients)", url, n,
                                    FRESH_SESSIONS_S))
-        with serve(logs / "fresh-class.log") as url:
+        with serve(logs / "fresh-class.log", as_app=True) as url:
             slowest, errors = _sessions(browser, url, n)
             rows.append(_row(f"{n} Chromium sessions at once, fresh server", slowest if not errors else float("inf"),
                              FRESH_SESSIONS_S, f"{errors} exception elements"))

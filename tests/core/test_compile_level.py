@@ -13,8 +13,9 @@ import numpy as np
 import pytest
 
 from safebandit_core import device, families, runner
-from tests.conftest import ROOT, TEST_XLA_FLAGS
+from tests.conftest import ROOT
 from tests.support import assert_close_sum
+from tests.xlaflags import TEST_XLA_FLAGS
 
 AT_DEFAULT = r"""
 import sys

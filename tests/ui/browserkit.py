@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import with_server_flags
+from tests.xlaflags import SERVER_XLA_FLAGS, TEST_XLA_FLAGS, with_server_flags
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")
@@ -70,22 +70,35 @@ def browser():
         b.close()
 
 
+def server_env(env: dict[str, str] | None = None, as_app: bool = False) -> dict[str, str]:
+    """The environment a server starts with: this process's, the repository on ``PYTHONPATH``, then ``env``.
+
+    A test server compiles at the test servers' XLA level (``SERVER_XLA_FLAGS``, tests/xlaflags.py) and runs the
+    warm-up only when ``env`` turns it on (the suite's default is off). ``as_app`` starts it as ``make run`` does
+    instead, for ``make bench``: XLA's default level and the warm-up on, whatever this process inherited."""
+    out = {**os.environ, "PYTHONPATH": str(ROOT)}
+    if as_app:
+        out["XLA_FLAGS"] = out.get("XLA_FLAGS", "").replace(TEST_XLA_FLAGS, "").replace(SERVER_XLA_FLAGS, "").strip()
+        out["SAFEBANDIT_WARMUP"] = "1"  # safebandit_ui.warmup.OFF_ENV
+    else:
+        out["XLA_FLAGS"] = with_server_flags(out.get("XLA_FLAGS", ""))
+    return {**out, **(env or {})}
+
+
 @contextlib.contextmanager
 def serve(log: Path, env: dict[str, str] | None = None,
-          started: list[subprocess.Popen] | None = None) -> Iterator[str]:
+          started: list[subprocess.Popen] | None = None, as_app: bool = False) -> Iterator[str]:
     """The server as ``make run`` starts it (:mod:`safebandit_ui.serve`: the core imported and the warm-up
-    begun first, then ``streamlit run app.py``) on a free loopback port, compiling at the test servers' XLA level
-    (``SERVER_XLA_FLAGS``, tests/conftest.py); yields its URL once the health endpoint answers, and stops it
-    (terminate, then kill) afterwards. ``started`` receives the process."""
+    begun first, then ``streamlit run app.py``) on a free loopback port, with :func:`server_env`'s environment;
+    yields its URL once the health endpoint answers, and stops it (terminate, then kill) afterwards. ``started``
+    receives the process."""
     port = _free_port()
     with open(log, "w") as out:
         proc = subprocess.Popen(
             [sys.executable, "-m", "safebandit_ui.serve", "--server.headless", "true",
              "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
              "--server.fileWatcherType", "none"],
-            cwd=ROOT, stdout=out, stderr=subprocess.STDOUT,
-            env={**os.environ, "PYTHONPATH": str(ROOT), "XLA_FLAGS": with_server_flags(os.environ.get("XLA_FLAGS", "")),
-                 **(env or {})},
+            cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, env=server_env(env, as_app),
         )
     if started is not None:
         started.append(proc)

@@ -1,0 +1,37 @@
+"""The environment the servers start with: a test server compiles at the test servers' level with the warm-up as the
+test asks, and ``make bench``'s servers run as ``make run``'s does, whatever the importing process inherited."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from tests.conftest import ROOT
+from tests.ui.browserkit import server_env
+from tests.xlaflags import SERVER_XLA_FLAGS, TEST_XLA_FLAGS
+
+
+def test_a_test_server_compiles_at_the_servers_level_and_keeps_the_suites_warm_up_setting():
+    env = server_env()
+    assert SERVER_XLA_FLAGS in env["XLA_FLAGS"] and TEST_XLA_FLAGS not in env["XLA_FLAGS"]
+    assert env["SAFEBANDIT_WARMUP"] == "0"  # tests/conftest.py: tests time only what they run
+    assert server_env({"SAFEBANDIT_WARMUP": "1"})["SAFEBANDIT_WARMUP"] == "1"
+
+
+def test_a_bench_server_runs_as_make_run_does():
+    env = server_env(as_app=True)
+    assert TEST_XLA_FLAGS not in env["XLA_FLAGS"] and SERVER_XLA_FLAGS not in env["XLA_FLAGS"]
+    assert env["SAFEBANDIT_WARMUP"] == "1"  # the bench's warm server waits for the warm-up's line
+    assert env["PYTHONPATH"] == str(ROOT)
+
+
+def test_importing_the_browser_kit_leaves_the_environment_alone():
+    """``make bench`` imports the kit outside pytest: it must not pick up the suite's settings (the warm-up off,
+    level 0) for its own process or its servers."""
+    code = ("import json, os; before = dict(os.environ); import tests.ui.browserkit; "
+            "print(json.dumps({k: (before.get(k), os.environ.get(k)) for k in set(before) | set(os.environ) "
+            "if before.get(k) != os.environ.get(k)}))")
+    env = {k: v for k, v in server_env(as_app=True).items() if k not in ("XLA_FLAGS", "SAFEBANDIT_WARMUP")}
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, check=True)
+    assert json.loads(out.stdout) == {}
