@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st_
 from streamlit.testing.v1 import AppTest
 
-from safebandit_ui import links, registry, shell
+from safebandit_ui import links, registry, scrub, shell
 from tests.ui.helpers import ROOT, app
 
 pytestmark = pytest.mark.usefixtures("fresh_module_caches")
@@ -156,7 +156,12 @@ def test_every_bound_control_of_every_page_survives_garbage(page, monkeypatch, s
     control drawn in that run named (a control may not be drawn: ``?policies=`` empties a selection, and the page
     then asks for one instead of drawing its results). The first visit, as a new visitor opens the page's address
     (no state, no URL parameters), logs no Streamlit warning: not the "created with a default value but also had its
-    value set via the Session State API" of a widget, nor any other."""
+    value set via the Session State API" of a widget, nor any other.
+
+    The scrub chart's grid is not computed here (``scrub.MAX_WORK`` at 0: the section draws its knob, then a note):
+    its default grids would run in background threads that outlive the test at the suite's slow compile level, about
+    a minute of a worker's time, while the chart is the scrub tests' (test_scrub_page.py, test_scrub_browser.py)."""
+    monkeypatch.setattr(scrub, "MAX_WORK", 0)
     seen: dict[str, links.Rule] = {}
     check = links.check
     monkeypatch.setattr(links, "check", lambda key, label, rule, clearable=False: (
