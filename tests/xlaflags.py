@@ -32,3 +32,13 @@ this machine's drift): its many small shapes compile dearer there (four compile-
 def with_server_flags(flags: str = "") -> str:
     """``flags`` with the suite's XLA flags replaced by the test servers' (added when absent)."""
     return f"{flags.replace(TEST_XLA_FLAGS, '')} {SERVER_XLA_FLAGS}".strip()
+
+
+FULL_OPT_ENV = "SAFEBANDIT_FULL_OPT_ROUNDS"
+"""``safebandit_core.runner.FULL_OPT_ENV``, spelled out so that importing this module imports no JAX."""
+LARGE_RUN_ROUNDS = 50_000
+"""Rounds (runs × chunk length × round cost, ``safebandit_core.runner``) from which the test servers and the warm-up
+test compile a run at XLA's full level, as the app does: the pages' scrub grids (55,000–420,000) and the
+mean-variance lesson (576,000), not the pages' single runs (3,000–20,000). Level 0's code ran those four to ten
+times slower (the warm-up in a worker: 87 s against 31 s with a warm compile cache, 122 s against 65 s with an empty
+one); at the servers' level 1 the warm-up took 41 s and 97 s, against 31 s and 79 s."""

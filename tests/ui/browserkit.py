@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.xlaflags import SERVER_XLA_FLAGS, TEST_XLA_FLAGS, with_server_flags
+from tests.xlaflags import FULL_OPT_ENV, LARGE_RUN_ROUNDS, SERVER_XLA_FLAGS, TEST_XLA_FLAGS, with_server_flags
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")
@@ -73,15 +73,18 @@ def browser():
 def server_env(env: dict[str, str] | None = None, as_app: bool = False) -> dict[str, str]:
     """The environment a server starts with: this process's, the repository on ``PYTHONPATH``, then ``env``.
 
-    A test server compiles at the test servers' XLA level (``SERVER_XLA_FLAGS``, tests/xlaflags.py) and runs the
-    warm-up only when ``env`` turns it on (the suite's default is off). ``as_app`` starts it as ``make run`` does
+    A test server compiles at the test servers' XLA level (``SERVER_XLA_FLAGS``, tests/xlaflags.py), its large runs
+    at XLA's full level (``LARGE_RUN_ROUNDS``), and runs the warm-up only when ``env`` turns it on (the suite's
+    default is off). ``as_app`` starts it as ``make run`` does
     instead, for ``make bench``: XLA's default level and the warm-up on, whatever this process inherited."""
     out = {**os.environ, "PYTHONPATH": str(ROOT)}
     if as_app:
         out["XLA_FLAGS"] = out.get("XLA_FLAGS", "").replace(TEST_XLA_FLAGS, "").replace(SERVER_XLA_FLAGS, "").strip()
         out["SAFEBANDIT_WARMUP"] = "1"  # safebandit_ui.warmup.OFF_ENV
+        out.pop(FULL_OPT_ENV, None)
     else:
         out["XLA_FLAGS"] = with_server_flags(out.get("XLA_FLAGS", ""))
+        out[FULL_OPT_ENV] = str(LARGE_RUN_ROUNDS)
     return {**out, **(env or {})}
 
 

@@ -7,15 +7,17 @@ import json
 import subprocess
 import sys
 
+from safebandit_core import runner
 from tests.conftest import ROOT
 from tests.ui.browserkit import server_env
-from tests.xlaflags import SERVER_XLA_FLAGS, TEST_XLA_FLAGS
+from tests.xlaflags import FULL_OPT_ENV, LARGE_RUN_ROUNDS, SERVER_XLA_FLAGS, TEST_XLA_FLAGS
 
 
 def test_a_test_server_compiles_at_the_servers_level_and_keeps_the_suites_warm_up_setting():
     env = server_env()
     assert SERVER_XLA_FLAGS in env["XLA_FLAGS"] and TEST_XLA_FLAGS not in env["XLA_FLAGS"]
     assert env["SAFEBANDIT_WARMUP"] == "0"  # tests/conftest.py: tests time only what they run
+    assert FULL_OPT_ENV == runner.FULL_OPT_ENV and env[FULL_OPT_ENV] == str(LARGE_RUN_ROUNDS)
     assert server_env({"SAFEBANDIT_WARMUP": "1"})["SAFEBANDIT_WARMUP"] == "1"
 
 
@@ -23,6 +25,7 @@ def test_a_bench_server_runs_as_make_run_does():
     env = server_env(as_app=True)
     assert TEST_XLA_FLAGS not in env["XLA_FLAGS"] and SERVER_XLA_FLAGS not in env["XLA_FLAGS"]
     assert env["SAFEBANDIT_WARMUP"] == "1"  # the bench's warm server waits for the warm-up's line
+    assert FULL_OPT_ENV not in env
     assert env["PYTHONPATH"] == str(ROOT)
 
 

@@ -22,10 +22,8 @@ from safebandit_core import device, lessons, runner, scenarios
 from safebandit_ui import live, store, warmup
 from tests.ui.browserkit import serve
 from tests.ui.helpers import APP, ROOT, cleared_caches, open_page
+from tests.xlaflags import LARGE_RUN_ROUNDS
 
-LARGE_RUN_ROUNDS = 50_000
-"""Rounds (runs × chunk length × round cost) from which the warm-up's runs compile at XLA's full level here: the scrub
-grids (55,000–420,000) and the mean-variance lesson (576,000), not the pages' single runs (3,000–20,000)."""
 PAGES = ("pages/dose.py", "pages/nonlinear.py", "pages/conservative.py", "pages/meanvar.py",
          "pages/logged.py")
 
