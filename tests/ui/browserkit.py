@@ -75,8 +75,8 @@ def server_env(env: dict[str, str] | None = None, as_app: bool = False) -> dict[
 
     A test server compiles at the test servers' XLA level (``SERVER_XLA_FLAGS``, tests/xlaflags.py), its large runs
     at XLA's full level (``LARGE_RUN_ROUNDS``), and runs the warm-up only when ``env`` turns it on (the suite's
-    default is off). ``as_app`` starts it as ``make run`` does
-    instead, for ``make bench``: XLA's default level and the warm-up on, whatever this process inherited."""
+    default is off). ``as_app`` starts it as ``make run`` does instead, for ``make bench``: XLA's default level and
+    the warm-up on, whatever this process inherited."""
     out = {**os.environ, "PYTHONPATH": str(ROOT)}
     if as_app:
         out["XLA_FLAGS"] = out.get("XLA_FLAGS", "").replace(TEST_XLA_FLAGS, "").replace(SERVER_XLA_FLAGS, "").strip()

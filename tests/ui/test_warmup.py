@@ -33,9 +33,8 @@ def warmed() -> Iterator[dict]:
     """One warm-up for the module (the store is kept between its tests); its status.
 
     Its large runs (the four scrub grids, the mean-variance lesson's) compile at XLA's full level, as the app
-    compiles them, rather than at the suite's level 0 (``runner.FULL_OPT_ROUNDS``): level 0's code ran them four to
-    ten times slower, 87 s of warm-up against 31 s with a warm compile cache (122 s against 65 s with an empty one).
-    What the warm-up stores, and under which keys, is the same either way."""
+    compiles them, rather than at the suite's level 0 (``LARGE_RUN_ROUNDS``, tests/xlaflags.py, says why). What the
+    warm-up stores, and under which keys, is the same either way."""
     caches = cleared_caches()
     next(caches)
     status = {"done": [], "failed": {}, "now": None}
