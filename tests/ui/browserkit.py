@@ -229,6 +229,16 @@ def wait_idle(pg, timeout_ms: int = 90_000) -> None:
                                                                                       timeout=timeout_ms)
 
 
+COUNT_RERUNS = """() => { window.__reruns = 0;
+    const app = document.querySelector("[data-testid='stApp']");
+    new MutationObserver(records => { for (const r of records) {
+        if (r.oldValue === "running" || app.getAttribute("data-test-script-state") === "running") window.__reruns += 1;
+    } }).observe(app, {attributes: true, attributeOldValue: true, attributeFilter: ["data-test-script-state"]}); }"""
+"""Script for ``page.evaluate``: from now on, ``window.__reruns`` counts the page's script runs (more than once a run
+is fine; 0 means none). A run seen starting, or seen ending: a quick run can start and end within one batch of
+mutation records, and the state read when the batch arrives is then already "notRunning"."""
+
+
 def wait_drawn(pg, timeout_ms: int = 120_000) -> None:
     """Wait until the script is idle and every chart container on the page holds a drawn plotly chart (at once on a
     page without charts): what a visitor sees as a finished page."""

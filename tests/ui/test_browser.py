@@ -14,6 +14,7 @@ import pytest
 
 from tests.ui.browserkit import (
     ARTIFACTS,
+    COUNT_RERUNS,
     N_CHARTS,
     Requests,
     chart_contents,
@@ -83,13 +84,7 @@ def test_step_through_plays_in_the_browser_without_a_rerun(server, page):
     wait_idle(page, 180_000)
     page.wait_for_function(animated, timeout=180_000)
     wait_for_charts(page)
-    page.evaluate("""() => {
-        window.__reruns = 0;
-        const app = document.querySelector("[data-testid='stApp']");
-        new MutationObserver(() => {
-            if (app.getAttribute("data-test-script-state") === "running") window.__reruns += 1;
-        }).observe(app, {attributes: true, attributeFilter: ["data-test-script-state"]});
-    }""")
+    page.evaluate(COUNT_RERUNS)
     title = """() => { const gd = Array.from(document.querySelectorAll("[data-testid='stPlotlyChart'] .js-plotly-plot"))
         .find(g => g.layout.updatemenus && g.layout.updatemenus.length); return gd.layout.title.text; }"""
     before = page.evaluate(title)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.ui.browserkit import wait_idle
+from tests.ui.browserkit import COUNT_RERUNS, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -17,10 +17,6 @@ STATE = f"""() => {{ const gd = document.querySelector("{SCRUB}");
     return {{data: JSON.stringify(gd.data.map(t => t.y)), title: gd.querySelector(".gtitle").textContent,
              current: gd.querySelector(".slider-group > .slider-label").textContent,
              active: gd.layout.sliders[0].active, names: gd.layout.sliders[0].steps.map(s => s.args[0][0])}}; }}"""
-COUNT_RERUNS = """() => { window.__reruns = 0;
-    const app = document.querySelector("[data-testid='stApp']");
-    new MutationObserver(() => { if (app.getAttribute("data-test-script-state") === "running") window.__reruns += 1; })
-        .observe(app, {attributes: true, attributeFilter: ["data-test-script-state"]}); }"""
 MAIN = """() => JSON.stringify(Array.from(document.querySelectorAll(".js-plotly-plot"))
     .filter(gd => !gd.closest(".st-key-scrub")).map(gd => gd.data.map(t => t.y)))"""
 ARM = f"""() => {{ const gd = document.querySelector("{SCRUB}"); window.__animated = false;
