@@ -3,12 +3,11 @@
 ``streamlit run app.py`` runs ``app.py`` only when a browser connects, so the first visitor of a
 fresh server would wait for JAX and the whole core to import and for the default shapes to load or
 compile. ``python -m safebandit_ui.serve [streamlit options]`` does that work first: it imports the
-core, starts :mod:`.warmup` (which prints one line to the log when it is done), tells Streamlit that
-``app.py``'s navigation lists the pages (:func:`navigation_only`), then hands over to Streamlit's own
-command line with ``run app.py`` and the options given (``--server.port 8501``...). The options are
-Streamlit's; nothing else is read from the command line. When Streamlit stops (its own handlers turn
-Ctrl-C and SIGTERM into a clean server stop), the warm-up is stopped and its job in flight waited for,
-so the process exits 0.
+core, starts :mod:`.warmup` (which prints one line to the log when it is done), then hands over to
+Streamlit's own command line with ``run app.py`` and the options given (``--server.port 8501``...).
+The options are Streamlit's; nothing else is read from the command line. When Streamlit stops (its
+own handlers turn Ctrl-C and SIGTERM into a clean server stop), the warm-up is stopped and its job in
+flight waited for, so the process exits 0.
 """
 
 from __future__ import annotations
@@ -61,19 +60,6 @@ def skip_direct_run_hint() -> None:
         delta_generator._use_warning_has_been_displayed = True
 
 
-def navigation_only() -> None:
-    """Tell Streamlit before its first session that ``app.py``'s ``st.navigation`` lists the pages.
-
-    A ``pages/`` folder beside the entry point starts Streamlit in its older page-folder mode, until some session
-    runs ``st.navigation``: the first visitor's page file then started on its own, outside ``app.py``, and ran again
-    through the navigation (two script runs in that visitor's browser; the first stopped after about 0.1 s). Nothing
-    changes where Streamlit no longer has the flag."""
-    from streamlit.runtime import pages_manager
-
-    if hasattr(pages_manager.PagesManager, "uses_pages_directory"):
-        pages_manager.PagesManager.uses_pages_directory = False
-
-
 def main(argv: list[str] | None = None) -> None:
     """Import the core, start the warm-up, then serve ``app.py`` with Streamlit's options ``argv``."""
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -88,7 +74,6 @@ def main(argv: list[str] | None = None) -> None:
     from streamlit.web import cli
 
     skip_direct_run_hint()
-    navigation_only()
     root = app_root()
     os.chdir(root)  # Streamlit reads .streamlit/config.toml from the working directory
     sys.argv = ["streamlit", "run", str(root / "app.py"), *(sys.argv[1:] if argv is None else argv)]
