@@ -24,6 +24,9 @@ from safebandit_core.viz import scrub as vs
 from . import pagekit, shell, store
 
 CHART_KEY = "scrub"
+WAITING_KEY = "scrub_waiting"
+"""Key of the note shown while the grid is computed in the background (its box has the CSS class
+``st-key-scrub_waiting``: a browser can tell the page is not finished yet)."""
 MAX_WORK = 40_000_000
 """Work units (:func:`.store.work`, all values together) above which the page does not compute the grid."""
 HOW = ("**Drag the slider** (or click it and use the arrow keys): every value of {symbol} was computed in "
@@ -123,8 +126,9 @@ def _waiting(fkey: str, symbol: str, n_values: int) -> None:
     """Until the chart is in the store: a note, checked every :data:`POLL_S`; then one rerun of the page draws it."""
     if store.store().peek(fkey) is not None:
         st.rerun()
-    st.info(f"Computing {n_values} values of {symbol} on the same draws, in the background: the chart appears here "
-            "when they are ready (the charts above are final).", icon=":material/hourglass:")
+    st.container(key=WAITING_KEY).info(
+        f"Computing {n_values} values of {symbol} on the same draws, in the background: the chart appears here when "
+        "they are ready (the charts above are final).", icon=":material/hourglass:")
 
 
 @st.fragment

@@ -239,13 +239,40 @@ is fine; 0 means none). A run seen starting, or seen ending: a quick run can sta
 mutation records, and the state read when the batch arrives is then already "notRunning"."""
 
 
+WAITING_KEY = "scrub_waiting"
+"""The key of the scrub chart's background note (``safebandit_ui.scrub.WAITING_KEY``, spelled out so that this kit
+imports no part of the app; a test checks that the two agree)."""
+
+RUNS_ENDED = """(() => { window.__runsEnded = 0;
+    const hook = () => { const app = document.querySelector("[data-testid='stApp']");
+        if (!app) return false;
+        new MutationObserver(records => {
+            for (const r of records) if (r.oldValue === "running") window.__runsEnded += 1;
+        }).observe(app, {attributes: true, attributeOldValue: true, attributeFilter: ["data-test-script-state"]});
+        return true; };
+    if (!hook()) { const seek = new MutationObserver(() => { if (hook()) seek.disconnect(); });
+        seek.observe(document, {childList: true, subtree: true}); } })()"""
+"""Init script (``context.add_init_script``): ``window.__runsEnded`` counts the page's finished script runs from its
+first, so a wait can tell a page whose run has ended from one whose run has not started yet (both are idle)."""
+
+DRAWN = f"""() => {{ const app = document.querySelector("[data-testid='stApp']");
+    return app !== null && app.getAttribute("data-test-connection-state") === "CONNECTED"
+        && app.getAttribute("data-test-script-state") === "notRunning"
+        && (window.__runsEnded === undefined || window.__runsEnded > 0)
+        && document.querySelector("[data-testid='stSkeleton'], .st-key-{WAITING_KEY}") === null
+        && Array.from(document.querySelectorAll("{CHART}"))
+            .every(box => box.querySelector(".js-plotly-plot .main-svg"));
+}}"""
+"""The page is finished: connected, its run ended (when :data:`RUNS_ENDED` watches it), no element still loading its
+code (Streamlit shows a skeleton until then: a chart's box appears only once plotly's code has loaded), no scrub grid
+still computed in the background, and every chart box holds a drawn plotly chart."""
+
+
 def wait_drawn(pg, timeout_ms: int = 120_000) -> None:
-    """Wait until the script is idle and every chart container on the page holds a drawn plotly chart (at once on a
-    page without charts): what a visitor sees as a finished page."""
-    wait_idle(pg, timeout_ms)
-    pg.wait_for_function(f"""Array.from(document.querySelectorAll("{CHART}"))
-        .every(box => box.querySelector(".js-plotly-plot .main-svg"))""", timeout=timeout_ms)
-    wait_idle(pg, timeout_ms)
+    """Wait until the page is finished as :data:`DRAWN` says (at once on a finished page without charts): what a
+    visitor sees as a finished page. For a page just opened, watch its runs first (:data:`RUNS_ENDED`): right after
+    it connects, before its run starts, it is idle too."""
+    pg.wait_for_function(DRAWN, timeout=timeout_ms)
 
 
 def wait_for_charts(pg, timeout_ms: int = 120_000, n_charts: int = N_CHARTS) -> None:

@@ -138,12 +138,17 @@ def test_every_pages_first_load_leaves_the_console_and_the_server_log_clean(brow
     but Streamlit's probes, and no warning or traceback in the server's log. The server is the one the browser tests
     of this process share; each page load is a new session of one browser (an empty cache for the first page, the
     app's scripts cached for the others, as for a visitor going on to the next link); its whole log is checked,
-    from its start."""
+    from its start. A model page is finished once its scrub chart is drawn too, after its grid was computed in the
+    background where it takes longer than the page may wait."""
+    from safebandit_core import families
     from safebandit_ui import registry
-    from tests.ui.browserkit import Console
+    from tests.ui.browserkit import RUNS_ENDED, Console
 
+    scrubbed = {f.page for f in families.FAMILIES.values() if f.scrub and f.page_spec}
     found: dict[str, list[str]] = {}
+    no_scrub: list[str] = []
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    context.add_init_script(RUNS_ENDED)
     for spec in registry.PAGES:
         pg = context.new_page()
         console = Console(pg)
@@ -152,8 +157,11 @@ def test_every_pages_first_load_leaves_the_console_and_the_server_log_clean(brow
         wait_drawn(pg, 300_000)
         if console.unexpected():
             found[spec.path] = console.unexpected()
+        if spec.path in scrubbed and pg.locator(".st-key-scrub .js-plotly-plot .main-svg").count() == 0:
+            no_scrub.append(spec.path)
         pg.close()
     context.close()
+    assert len(scrubbed) == 4 and no_scrub == [], f"finished without their scrub chart: {no_scrub}"
     text = served.log.read_text().splitlines()
     lines = [i for i, line in enumerate(text) if "WARNING" in line or "Traceback" in line or "Error" in line]
     assert found == {} and lines == [], (found, "\n".join(text[lines[0]:lines[0] + 40]) if lines else "")

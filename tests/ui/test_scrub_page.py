@@ -10,6 +10,7 @@ import threading
 import pytest
 
 from safebandit_core import scrub
+from tests.ui import browserkit
 from tests.ui.helpers import charts, open_page
 
 pytestmark = pytest.mark.usefixtures("fresh_caches")
@@ -63,6 +64,7 @@ def test_a_large_grid_is_computed_in_the_background_and_drawn_when_ready(monkeyp
     at = open_page("pages/dose.py", PAGES["pages/dose.py"])
     assert "scrub" not in charts(at) and "regret" in charts(at), "the page settles with its main charts first"
     assert any("in the background" in i.value for i in at.info)
+    assert ui_scrub.WAITING_KEY == browserkit.WAITING_KEY, "a browser waits for the note by its key"
     threads = [t for t in threading.enumerate() if t.name == "safebandit-scrub"]
     assert threads
     for t in threads:
