@@ -78,12 +78,15 @@ SETTLED = """() => {
   if (!app || app.getAttribute("data-test-script-state") !== "notRunning"
       || app.getAttribute("data-test-connection-state") !== "CONNECTED") return false;
   const boxes = document.querySelectorAll("CHARTS");
-  return boxes.length > 0 && document.querySelectorAll("CHARTS .js-plotly-plot .main-svg").length >= boxes.length;
+  return boxes.length > 0 && document.querySelector("[data-testid='stSkeleton']") === null
+    && document.querySelectorAll("CHARTS .js-plotly-plot .main-svg").length >= boxes.length;
 }""".replace("CHARTS", CHARTS)
 
 
 def _settle(pg: Any) -> None:
-    """Wait until the script is idle and every chart container holds a drawn chart."""
+    """Wait until the script is idle, no element is still loading its code (Streamlit's skeleton: on a first visit
+    the charts' boxes appear only once plotly's code has loaded, so some could be missing yet) and every chart
+    container holds a drawn chart."""
     pg.wait_for_function(SETTLED, timeout=TIMEOUT_MS)
 
 
