@@ -229,31 +229,27 @@ def wait_idle(pg, timeout_ms: int = 90_000) -> None:
                                                                                       timeout=timeout_ms)
 
 
-COUNT_RERUNS = """() => { window.__reruns = 0;
-    const app = document.querySelector("[data-testid='stApp']");
-    new MutationObserver(records => { for (const r of records) {
-        if (r.oldValue === "running" || app.getAttribute("data-test-script-state") === "running") window.__reruns += 1;
-    } }).observe(app, {attributes: true, attributeOldValue: true, attributeFilter: ["data-test-script-state"]}); }"""
-"""Script for ``page.evaluate``: from now on, ``window.__reruns`` counts the page's script runs (more than once a run
-is fine; 0 means none). A run seen starting, or seen ending: a quick run can start and end within one batch of
-mutation records, and the state read when the batch arrives is then already "notRunning"."""
+WATCH_RUNS = """(() => { window.__reruns = 0; window.__runsEnded = 0;
+    const hook = () => { const app = document.querySelector("[data-testid='stApp']");
+        if (!app) return false;
+        new MutationObserver(records => { for (const r of records) {
+            const ended = r.oldValue === "running";
+            if (ended) window.__runsEnded += 1;
+            if (ended || app.getAttribute("data-test-script-state") === "running") window.__reruns += 1;
+        } }).observe(app, {attributes: true, attributeOldValue: true, attributeFilter: ["data-test-script-state"]});
+        return true; };
+    if (!hook()) { const seek = new MutationObserver(() => { if (hook()) seek.disconnect(); });
+        seek.observe(document, {childList: true, subtree: true}); } })()"""
+"""Script that watches the page's script runs from now on (``page.evaluate``), or from the page's first run
+(``context.add_init_script``, before the app is on the page). ``window.__reruns`` counts runs seen starting or ending
+(more than once a run is fine; 0 means none): a quick run can start and end within one batch of mutation records,
+and the state read when the batch arrives is then already "notRunning". ``window.__runsEnded`` counts finished runs,
+so a wait can tell a page whose run has ended from one whose run has not started yet (both are idle)."""
 
 
 WAITING_KEY = "scrub_waiting"
 """The key of the scrub chart's background note (``safebandit_ui.scrub.WAITING_KEY``, spelled out so that this kit
 imports no part of the app; a test checks that the two agree)."""
-
-RUNS_ENDED = """(() => { window.__runsEnded = 0;
-    const hook = () => { const app = document.querySelector("[data-testid='stApp']");
-        if (!app) return false;
-        new MutationObserver(records => {
-            for (const r of records) if (r.oldValue === "running") window.__runsEnded += 1;
-        }).observe(app, {attributes: true, attributeOldValue: true, attributeFilter: ["data-test-script-state"]});
-        return true; };
-    if (!hook()) { const seek = new MutationObserver(() => { if (hook()) seek.disconnect(); });
-        seek.observe(document, {childList: true, subtree: true}); } })()"""
-"""Init script (``context.add_init_script``): ``window.__runsEnded`` counts the page's finished script runs from its
-first, so a wait can tell a page whose run has ended from one whose run has not started yet (both are idle)."""
 
 DRAWN = f"""() => {{ const app = document.querySelector("[data-testid='stApp']");
     return app !== null && app.getAttribute("data-test-connection-state") === "CONNECTED"
@@ -263,14 +259,14 @@ DRAWN = f"""() => {{ const app = document.querySelector("[data-testid='stApp']")
         && Array.from(document.querySelectorAll("{CHART}"))
             .every(box => box.querySelector(".js-plotly-plot .main-svg"));
 }}"""
-"""The page is finished: connected, its run ended (when :data:`RUNS_ENDED` watches it), no element still loading its
+"""The page is finished: connected, its run ended (when :data:`WATCH_RUNS` watches it), no element still loading its
 code (Streamlit shows a skeleton until then: a chart's box appears only once plotly's code has loaded), no scrub grid
 still computed in the background, and every chart box holds a drawn plotly chart."""
 
 
 def wait_drawn(pg, timeout_ms: int = 120_000) -> None:
     """Wait until the page is finished as :data:`DRAWN` says (at once on a finished page without charts): what a
-    visitor sees as a finished page. For a page just opened, watch its runs first (:data:`RUNS_ENDED`): right after
+    visitor sees as a finished page. For a page just opened, watch its runs first (:data:`WATCH_RUNS`): right after
     it connects, before its run starts, it is idle too."""
     pg.wait_for_function(DRAWN, timeout=timeout_ms)
 

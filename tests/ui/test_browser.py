@@ -14,8 +14,8 @@ import pytest
 
 from tests.ui.browserkit import (
     ARTIFACTS,
-    COUNT_RERUNS,
     N_CHARTS,
+    WATCH_RUNS,
     Requests,
     chart_contents,
     save_full_page,
@@ -84,7 +84,7 @@ def test_step_through_plays_in_the_browser_without_a_rerun(server, page):
     wait_idle(page, 180_000)
     page.wait_for_function(animated, timeout=180_000)
     wait_for_charts(page)
-    page.evaluate(COUNT_RERUNS)
+    page.evaluate(WATCH_RUNS)
     title = """() => { const gd = Array.from(document.querySelectorAll("[data-testid='stPlotlyChart'] .js-plotly-plot"))
         .find(g => g.layout.updatemenus && g.layout.updatemenus.length); return gd.layout.title.text; }"""
     before = page.evaluate(title)
@@ -142,13 +142,13 @@ def test_every_pages_first_load_leaves_the_console_and_the_server_log_clean(brow
     background where it takes longer than the page may wait."""
     from safebandit_core import families
     from safebandit_ui import registry
-    from tests.ui.browserkit import RUNS_ENDED, Console
+    from tests.ui.browserkit import Console
 
     scrubbed = {f.page for f in families.FAMILIES.values() if f.scrub and f.page_spec}
     found: dict[str, list[str]] = {}
     no_scrub: list[str] = []
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    context.add_init_script(RUNS_ENDED)
+    context.add_init_script(WATCH_RUNS)
     for spec in registry.PAGES:
         pg = context.new_page()
         console = Console(pg)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.ui.browserkit import COUNT_RERUNS, wait_idle
+from tests.ui.browserkit import WATCH_RUNS, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -29,7 +29,7 @@ def test_scrubbing_the_dose_chart_redraws_in_the_browser_only(server, page):
     page.goto(server + "/dose?T=500")
     page.locator(f"{SCRUB} .main-svg").first.wait_for(state="attached", timeout=180_000)
     wait_idle(page, 180_000)
-    page.evaluate(COUNT_RERUNS)
+    page.evaluate(WATCH_RUNS)
     before = page.evaluate(STATE)
     assert len(before["names"]) >= 11 and before["names"][before["active"]] == "0.5"
     assert before["title"].startswith("τ = 0.5") and "0.5" in before["current"]
@@ -71,7 +71,7 @@ def test_a_step_of_the_pages_own_knob_leaves_the_scrub_chart_as_the_visitor_left
     page.mouse.click(box["x"] + box["width"] - 1, box["y"] + box["height"] / 2)
     page.wait_for_function("window.__animated === true", timeout=20_000)
     page.evaluate(f"""() => {{ document.querySelector("{SCRUB}").__visited = true; }}""")
-    page.evaluate(COUNT_RERUNS)
+    page.evaluate(WATCH_RUNS)
     main = page.evaluate(MAIN)
 
     thumb = page.get_by_test_id("stSlider").filter(has_text="Cost limit τ").get_by_role("slider").first
