@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from safebandit_core import families
+from safebandit_ui import registry
 from tests.ui.browserkit import (
     ARTIFACTS,
     N_CHARTS,
@@ -133,35 +135,42 @@ def test_the_console_check_lets_only_streamlits_probes_through():
     assert not Console.is_probe("Uncaught TypeError: x is undefined", "http://127.0.0.1:8501/dose/_stcore/health")
 
 
-def test_every_pages_first_load_leaves_the_console_and_the_server_log_clean(browser, served):
-    """A visitor opening each page straight from its address, until every chart on it is drawn: no console error
-    but Streamlit's probes, and no warning or traceback in the server's log. The server is the one the browser tests
-    of this process share; each page load is a new session of one browser (an empty cache for the first page, the
-    app's scripts cached for the others, as for a visitor going on to the next link); its whole log is checked,
-    from its start. A model page is finished once its scrub chart is drawn too, after its grid was computed in the
-    background where it takes longer than the page may wait."""
-    from safebandit_core import families
-    from safebandit_ui import registry
-    from tests.ui.browserkit import Console
+SCRUBBED = sorted({f.page for f in families.FAMILIES.values() if f.scrub and f.page_spec})
+"""The model pages with a scrub chart."""
 
-    scrubbed = {f.page for f in families.FAMILIES.values() if f.scrub and f.page_spec}
-    found: dict[str, list[str]] = {}
-    no_scrub: list[str] = []
+
+@pytest.fixture(scope="module")
+def visitor(browser):
+    """One browser context for the first-load tests of this test process: each page is a new tab, so a new session
+    (the first with an empty cache, the app's scripts cached for the others, as for a visitor going on to the next
+    link). Its run watcher is installed in every tab before the page's own scripts."""
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     context.add_init_script(WATCH_RUNS)
-    for spec in registry.PAGES:
-        pg = context.new_page()
-        console = Console(pg)
-        path = "" if spec.default else Path(spec.path).stem
-        pg.goto(f"{served.url}/{path}")
-        wait_drawn(pg, 300_000)
-        if console.unexpected():
-            found[spec.path] = console.unexpected()
-        if spec.path in scrubbed and pg.locator(".st-key-scrub .js-plotly-plot .main-svg").count() == 0:
-            no_scrub.append(spec.path)
-        pg.close()
+    yield context
     context.close()
-    assert len(scrubbed) == 4 and no_scrub == [], f"finished without their scrub chart: {no_scrub}"
+
+
+def test_four_model_pages_have_a_scrub_chart():
+    assert SCRUBBED == ["pages/conservative.py", "pages/dose.py", "pages/meanvar.py", "pages/nonlinear.py"]
+
+
+@pytest.mark.parametrize("spec", registry.PAGES, ids=[Path(spec.path).stem for spec in registry.PAGES])
+def test_a_pages_first_load_leaves_the_console_and_the_server_log_clean(visitor, served, spec):
+    """A visitor opening the page straight from its address, until every chart on it is drawn: no console error
+    but Streamlit's probes, and no warning or traceback in the server's log (the server the browser tests of this
+    process share; its whole log is checked, from its start). A model page is finished once its scrub chart is drawn
+    too, after its grid was computed in the background where it takes longer than the page may wait. One test per
+    page, so that the two test processes share the pages."""
+    from tests.ui.browserkit import Console
+
+    pg = visitor.new_page()
+    console = Console(pg)
+    pg.goto(f"{served.url}/{'' if spec.default else Path(spec.path).stem}")
+    wait_drawn(pg, 300_000)
+    scrubs = pg.locator(".st-key-scrub .js-plotly-plot .main-svg").count()
+    pg.close()
+    assert console.unexpected() == []
+    assert spec.path not in SCRUBBED or scrubs > 0, "finished without its scrub chart"
     text = served.log.read_text().splitlines()
     lines = [i for i, line in enumerate(text) if "WARNING" in line or "Traceback" in line or "Error" in line]
-    assert found == {} and lines == [], (found, "\n".join(text[lines[0]:lines[0] + 40]) if lines else "")
+    assert lines == [], "\n".join(text[lines[0]:lines[0] + 40]) if lines else ""
