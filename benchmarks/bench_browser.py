@@ -35,7 +35,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-CHARTS = "[data-testid='stPlotlyChart']"
+CHARTS = ":is([data-testid='stPlotlyChart'], .sb-chart)"
+"""A chart's box: Streamlit's plotly element, or the app's own (``safebandit_ui.plot.BOX_CLASS``)."""
 TIMEOUT_MS = 240_000
 TARGETS = {"first visit, fresh server (warm-up running)": None, "first visit after the warm-up": 2.0,
            "reload, same settings": 0.7, "one slider step (median)": 0.5, "T changed": 1.0,

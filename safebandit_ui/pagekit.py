@@ -19,7 +19,7 @@ from safebandit_core import captions, sweep, uploads
 from safebandit_core.memo import Memo, nbytes
 from safebandit_core.viz.common import compact
 
-from . import forms, links, pins, shell, store
+from . import forms, links, pins, plot, shell, store
 
 V = TypeVar("V")
 
@@ -87,10 +87,17 @@ class Serialised(go.Figure):
     def __init__(self, spec: dict[str, Any]) -> None:
         super().__init__()
         self._spec = spec
+        self._text: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The dict made once (shared: never change it in place)."""
         return self._spec
+
+    def text(self) -> str:
+        """The JSON the app's own chart element sends (:func:`.plot.encode`), made on the first drawing only."""
+        if self._text is None:
+            self._text = plot.encode(self._spec)
+        return self._text
 
 
 SERIALISED_BYTES = 32 * 2**20
@@ -118,7 +125,7 @@ def serialised(fig: go.Figure, keep: bool = True) -> Serialised:
 def chart(container: Any, fig: go.Figure, key: str, keep: bool = True, **kwargs: Any) -> Any:
     """``container.plotly_chart`` of ``fig`` (``key`` and ``kwargs`` as there), sent as :func:`serialised` makes it
     (``keep``: the figure is shared, drawn again on later reruns)."""
-    return container.plotly_chart(serialised(fig, keep), key=key, **kwargs)
+    return plot.chart(container, serialised(fig, keep), key, **kwargs)
 
 
 def draw_charts(slots: Mapping[str, Any], figures: Mapping[str, go.Figure], suffix: str = "") -> None:

@@ -18,6 +18,7 @@ import signal
 import sys
 from typing import Any
 
+from . import plot
 from .approot import app_root
 
 GONE = "a browser closed its connection while the server was opening or closing it (a tab closed or reloaded); " \
@@ -75,6 +76,7 @@ def main(argv: list[str] | None = None) -> None:
 
     skip_direct_run_hint()
     root = app_root()
+    plot.provide_script(root)  # before Streamlit's start-up looks for the static folder
     os.chdir(root)  # Streamlit reads .streamlit/config.toml from the working directory
     sys.argv = ["streamlit", "run", str(root / "app.py"), *(sys.argv[1:] if argv is None else argv)]
     try:

@@ -33,7 +33,7 @@ def curve_section(bar: model_page.Sidebar) -> None:
         bar.field(name)
     v = bar.values
     doses, effect = curves.on_grid(g, v["g_power"], v["g_ec50"], v["g_hill"])
-    st.plotly_chart(vd.curve_figure(doses, effect, "g(α)"), key="g_curve", config={"displayModeBar": False})
+    pagekit.chart(st, vd.curve_figure(doses, effect, "g(α)"), "g_curve", keep=False, config={"displayModeBar": False})
 
 
 def policies_section(bar: model_page.Sidebar) -> None:

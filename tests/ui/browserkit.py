@@ -30,7 +30,9 @@ ARTIFACTS = ROOT / "artifacts"
 REQUIRED = os.environ.get("SAFEBANDIT_REQUIRE_BROWSER") == "1"
 BROWSER_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
                 "--disable-extensions", "--no-first-run", "--mute-audio"]
-CHART = "[data-testid='stPlotlyChart']"
+CHART = ":is([data-testid='stPlotlyChart'], .sb-chart)"
+"""A chart's box: Streamlit's plotly element, or the app's own (``safebandit_ui.plot.BOX_CLASS``, spelled out so that
+this kit imports no part of the app; a test checks that the two agree)."""
 N_CHARTS = 6  # g curve, regret, violations, cost, safe interval, scrub (slack and one round: closed boxes)
 
 pytestmark = pytest.mark.browser

@@ -14,6 +14,7 @@ import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from safebandit_core import export
+from safebandit_ui import plot
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
@@ -62,9 +63,19 @@ def open_boxes(at: AppTest, *keys: str) -> AppTest:
     return at
 
 
+def sent(at: AppTest) -> dict[str, str]:
+    """The JSON of every plotly figure on the page, by its key: Streamlit's plotly element (``st.plotly_chart``) and
+    the app's own (:mod:`safebandit_ui.plot`, which sends the figure's JSON in its data)."""
+    out = {el.key: el.proto.spec for el in at.get("plotly_chart")}
+    for el in at.get("bidi_component"):
+        if el.proto.component_name == plot.NAME:
+            out[el.key] = json.loads(el.proto.json)["spec"]
+    return out
+
+
 def charts(at: AppTest) -> dict[str, dict]:
-    """Plotly figures on the page by their key, as JSON."""
-    return {el.key: json.loads(el.proto.spec) for el in at.get("plotly_chart")}
+    """Plotly figures on the page by their key, as JSON (:func:`sent`, parsed)."""
+    return {key: json.loads(text) for key, text in sent(at).items()}
 
 
 def array(value) -> np.ndarray:

@@ -16,6 +16,7 @@ from safebandit_core import families
 from safebandit_ui import registry
 from tests.ui.browserkit import (
     ARTIFACTS,
+    CHART,
     N_CHARTS,
     WATCH_RUNS,
     Requests,
@@ -45,11 +46,11 @@ def test_dose_page_redraws_when_a_slider_moves(server, page):
     thumb.focus()
     thumb.press("ArrowRight")
     page.wait_for_function("""(old) => {
-        const now = Array.from(document.querySelectorAll("[data-testid='stPlotlyChart'] .js-plotly-plot"))
+        const now = Array.from(document.querySelectorAll("{CHART} .js-plotly-plot"))
             .map(gd => JSON.stringify({title: gd.layout.title && gd.layout.title.text,
                                        data: gd.data.map(t => [t.name, t.y])}));
         return now.length === old.length && now.filter((c, i) => c !== old[i]).length >= 4;
-    }""", arg=before, timeout=60_000)
+    }""".replace("{CHART}", CHART), arg=before, timeout=60_000)
     wait_for_charts(page)
     after = chart_contents(page)
     assert thumb.input_value() == "0.55"
@@ -76,8 +77,8 @@ def test_settings_in_the_link_are_restored(server, page):
 def test_step_through_plays_in_the_browser_without_a_rerun(server, page):
     page.goto(server + "/dose?T=1000")
     wait_for_charts(page)
-    animated = """() => Array.from(document.querySelectorAll("[data-testid='stPlotlyChart'] .js-plotly-plot"))
-        .some(gd => gd.layout && gd.layout.updatemenus && gd.layout.updatemenus.length)"""
+    animated = """() => Array.from(document.querySelectorAll("{CHART} .js-plotly-plot"))
+        .some(gd => gd.layout && gd.layout.updatemenus && gd.layout.updatemenus.length)""".replace("{CHART}", CHART)
     page.get_by_text("Step through one run, round by round").click()
     toggle = page.get_by_text("Show the animation", exact=True)
     toggle.wait_for(state="visible", timeout=30_000)
@@ -87,8 +88,9 @@ def test_step_through_plays_in_the_browser_without_a_rerun(server, page):
     page.wait_for_function(animated, timeout=180_000)
     wait_for_charts(page)
     page.evaluate(WATCH_RUNS)
-    title = """() => { const gd = Array.from(document.querySelectorAll("[data-testid='stPlotlyChart'] .js-plotly-plot"))
-        .find(g => g.layout.updatemenus && g.layout.updatemenus.length); return gd.layout.title.text; }"""
+    title = """() => { const gd = Array.from(document.querySelectorAll("{CHART} .js-plotly-plot"))
+        .find(g => g.layout.updatemenus && g.layout.updatemenus.length); return gd.layout.title.text; }""".replace(
+        "{CHART}", CHART)
     before = page.evaluate(title)
     play = page.locator(".updatemenu-button").filter(has_text="Play").first
     play.scroll_into_view_if_needed()

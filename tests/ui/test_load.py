@@ -20,11 +20,11 @@ import time
 import pytest
 
 from tests.ui import wsclient
-from tests.ui.browserkit import Requests, serve, wait_idle
+from tests.ui.browserkit import CHART, Requests, serve, wait_idle
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 PAGES = ("dose", "conservative", "meanvar", "nonlinear")
-CHARTS = "[data-testid='stPlotlyChart'] .js-plotly-plot .main-svg"
+CHARTS = f"{CHART} .js-plotly-plot .main-svg"
 SETTLE_MS = 240_000
 
 

@@ -8,7 +8,7 @@ import pytest
 from safebandit_core.memo import Memo
 from safebandit_core.viz.common import NARROW_FROM
 from safebandit_ui import model_page, pagekit
-from tests.ui.helpers import array, charts, open_page
+from tests.ui.helpers import array, charts, open_page, sent
 
 
 @pytest.fixture(autouse=True)
@@ -64,11 +64,11 @@ PAGE_BYTES = 480_000
 def test_a_chart_is_encoded_once_and_sent_as_float32():
     at = open_page("pages/dose.py", OPEN)
     encoded = pagekit._serialised().made
-    specs = {el.key: el.proto.spec for el in at.get("plotly_chart")}
+    specs = sent(at)
     at.run()
     assert not at.exception
     assert pagekit._serialised().made == encoded, "a reload encoded a shared chart again"
-    assert {el.key: el.proto.spec for el in at.get("plotly_chart")} == specs
+    assert sent(at) == specs
     arrays: list[tuple[str, str, int]] = []
 
     def walk(key, v):

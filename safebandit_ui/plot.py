@@ -1,0 +1,230 @@
+"""The app's own plotly element: a chart drawn once per change, and the charts in view first.
+
+Streamlit's plotly element draws every new chart twice (on mount it rebuilds the figure through its theme and
+plotly redraws it with ``react``), loads plotly's code only once the first chart arrives, and draws every chart of
+a page in the order they come, those below the fold included. This element keeps one plotly per browser tab, the
+installed plotly package's own ``plotly.min.js`` served from the app's ``static/`` folder (no request leaves the
+machine), draws a chart only when its figure changed, and draws the charts in view before the others, which follow
+when the browser is idle or as soon as they are scrolled into view.
+
+The look follows Streamlit's light theme (:data:`THEME`, the fonts and greys of the page around it). Where the
+plotly file cannot be put next to the app (a read-only install), :func:`chart` falls back to ``st.plotly_chart``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import plotly
+import plotly.io as pio
+import streamlit as st
+from streamlit.components.v2 import component
+
+from .approot import app_root
+
+SCRIPT = "plotly.min.js"
+"""The file the browser loads, under the app's ``static/`` folder (served at ``app/static/``)."""
+SOURCE = Path(plotly.__file__).resolve().parent / "package_data" / SCRIPT
+"""The installed plotly package's copy of plotly's browser code."""
+BOX_CLASS = "sb-chart"
+"""The class of the box that holds one chart (``.sb-chart .js-plotly-plot`` is the drawn chart)."""
+
+_BODY_FONT = '"Source Sans", sans-serif'
+_TEXT = "#808495"
+_HEADING = "#31333f"
+_GRID = "#e6eaf1"
+THEME: dict[str, Any] = {
+    "font": {"color": _TEXT, "family": _BODY_FONT, "size": 12},
+    "title": {"font": {"family": _BODY_FONT, "size": 16, "color": _HEADING, "weight": 600},
+              "xanchor": "left", "x": 0, "pad": {"l": 2}},
+    "legend": {"title": {"font": {"size": 12, "color": _TEXT}, "side": "top"}, "valign": "top", "borderwidth": 0,
+               "font": {"size": 12, "color": _HEADING}},
+    "paper_bgcolor": "#ffffff",
+    "plot_bgcolor": "#ffffff",
+    "yaxis": {"ticklabelposition": "outside", "zerolinecolor": _GRID, "gridcolor": _GRID, "tickcolor": _GRID,
+              "title": {"font": {"color": _TEXT, "size": 14}, "standoff": 24},
+              "tickfont": {"color": _TEXT, "size": 12}, "automargin": True},
+    "xaxis": {"zerolinecolor": _GRID, "gridcolor": _GRID, "showgrid": False, "zeroline": False, "tickcolor": _GRID,
+              "title": {"font": {"color": _TEXT, "size": 14}, "standoff": 20},
+              "tickfont": {"color": _TEXT, "size": 12}, "automargin": True},
+    "margin": {"pad": 8, "r": 0, "l": 0},
+    "hoverlabel": {"bgcolor": "#ffffff", "bordercolor": _GRID,
+                   "font": {"color": _HEADING, "family": _BODY_FONT, "size": 12}},
+    "colorway": ["#0068c9", "#83c9ff", "#ff2b2b", "#ffabab", "#29b09d", "#7defa1", "#ff8700", "#ffd16a",
+                 "#6d3fc0", "#d5dae5"],
+}
+"""What Streamlit's light theme lays over a chart's template, as the page shows it: fonts, greys, grid."""
+
+_FILLS = {
+    1: ["#0068c9", "#83c9ff", "#ff2b2b", "#ffabab", "#29b09d", "#7defa1", "#ff8700", "#ffd16a", "#6d3fc0", "#d5dae5"],
+    11: ["#e4f5ff", "#c7ebff", "#a6dcff", "#83c9ff", "#60b4ff", "#3d9df3", "#1c83e1", "#0068c9", "#0054a3", "#004280"],
+    21: ["#7d353b", "#bd4043", "#ff4b4b", "#ff8c8c", "#ffc7c7", "#a6dcff", "#60b4ff", "#1c83e1", "#0054a3", "#004280"],
+    32: ["#29b09d", "#ff2b2b", "#0068c9", "#d5dae5", _HEADING, _HEADING, "#ffffff", "#f0f2f6", _GRID],
+}
+PLACEHOLDERS = {first + i: colour for first, colours in _FILLS.items() for i, colour in enumerate(colours)}
+"""Streamlit's plotly template (``pio.templates["streamlit"]``, the default once Streamlit is imported) names its
+colours ``#000001`` to ``#000040`` and leaves them to the browser; these are the light theme's."""
+
+
+def _merged(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    """``base`` with ``over`` laid over it, dicts merged key by key."""
+    out = dict(base)
+    for k, v in over.items():
+        out[k] = _merged(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
+    return out
+
+
+def _template() -> dict[str, Any]:
+    """Streamlit's plotly template with its colours filled in and :data:`THEME` over its layout."""
+    text = json.dumps(pio.templates["streamlit"].to_plotly_json())
+    for n, colour in PLACEHOLDERS.items():
+        text = text.replace(f"#{n:06d}", colour)
+    template = json.loads(text)
+    template["layout"] = _merged(template.get("layout", {}), THEME)
+    return template
+
+
+TEMPLATE = _template()
+"""The template every chart is drawn with (in place of the one its figure names)."""
+
+CONFIG = {"displaylogo": False, "responsive": True}
+"""Plotly's options for every chart; a chart's own ``config`` is laid over them."""
+
+JS = """
+const NEAR = 200;  // px around the viewport that count as in view
+
+function shared(script) {
+  const tab = window.__sbPlot || (window.__sbPlot = {});
+  if (!tab.plotly) {
+    tab.queue = [];
+    tab.plotly = new Promise((resolve, reject) => {
+      const s = document.createElement("script");
+      s.src = new URL(script, document.baseURI).href;
+      s.onload = () => resolve(window.Plotly);
+      s.onerror = () => reject(new Error("plotly could not be loaded from " + s.src));
+      document.head.appendChild(s);
+    });
+    tab.seen = new IntersectionObserver((entries) => {
+      for (const e of entries) if (e.isIntersecting) draw(tab, e.target);
+    }, { rootMargin: NEAR + "px" });
+    tab.sized = new ResizeObserver((entries) => {
+      for (const e of entries) {
+        const gd = e.target;
+        if (gd.__sbDrawn && e.contentRect.width > 0 && e.contentRect.width !== gd.__sbWidth) {
+          gd.__sbWidth = e.contentRect.width;
+          tab.plotly.then((P) => P.Plots.resize(gd));
+        }
+      }
+    });
+  }
+  return tab;
+}
+
+function shown(div) {
+  const r = div.getBoundingClientRect();
+  return r.width > 0 && r.bottom > -NEAR && r.top < window.innerHeight + NEAR;
+}
+
+function draw(tab, div) {
+  const next = div.__sbNext;
+  if (!next) return;
+  div.__sbNext = null;
+  div.__sbDrawn = true;
+  div.__sbWidth = div.getBoundingClientRect().width;  // 0 in a closed tab: resized when it opens
+  const f = next.fig;
+  tab.plotly.then((P) => P.react(div, { data: f.data, layout: f.layout, frames: f.frames, config: next.config }));
+}
+
+function later(tab, div) {
+  tab.queue.push(div);
+  if (tab.pumping) return;
+  tab.pumping = true;
+  const idle = window.requestIdleCallback || ((f) => setTimeout(f, 1));
+  const pump = () => {
+    const div = tab.queue.shift();
+    if (div) draw(tab, div);
+    if (tab.queue.length) idle(pump, { timeout: 500 }); else tab.pumping = false;
+  };
+  tab.plotly.then(() => idle(pump, { timeout: 500 }));
+}
+
+export default function (component) {
+  const { data, parentElement } = component;
+  const tab = shared(data.script);
+  const gd = parentElement.querySelector("div.BOX > div");
+  if (!gd.__sbObserved) {
+    gd.__sbObserved = true;
+    tab.seen.observe(gd);
+    tab.sized.observe(gd);
+  }
+  if (gd.__sbSpec === data.spec) return;
+  gd.__sbSpec = data.spec;
+  const fig = JSON.parse(data.spec);
+  const layout = fig.layout || {};
+  const title = layout.title;
+  if (title && typeof title.text === "string" && !title.text.startsWith("<b>")) {
+    title.text = "<b>" + title.text + "</b>";
+  }
+  gd.style.minHeight = (layout.height || 450) + "px";
+  gd.__sbNext = { fig: fig, config: data.config };
+  if (shown(gd)) draw(tab, gd); else later(tab, gd);
+}
+""".replace("BOX", BOX_CLASS)
+"""The element's browser side: one plotly per tab; a new figure drawn at once in view, else when idle or seen."""
+
+NAME = "safebandit.plot"
+"""The element's name among the app's components."""
+HTML = f'<div class="{BOX_CLASS}"><div style="width: 100%"></div></div>'
+"""The element's box, in place from its mount (a chart not drawn yet is an empty box, not a missing one)."""
+_ELEMENT = component(NAME, html=HTML, js=JS, isolate_styles=False)
+
+
+def provide_script(root: Path | None = None) -> bool:
+    """Put plotly's browser code in ``static/`` under the app's folder ``root`` (once: a copy of the installed
+    plotly's file, replaced atomically when it differs in size); whether it is there."""
+    target = (root or app_root()) / "static" / SCRIPT
+    tmp = None
+    try:
+        if target.is_file() and target.stat().st_size == SOURCE.stat().st_size:
+            return True
+        target.parent.mkdir(exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".plotly-")
+        os.close(fd)
+        shutil.copyfile(SOURCE, tmp)
+        os.replace(tmp, target)
+        return True
+    except OSError:
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+        return False
+
+
+@st.cache_resource(show_spinner=False)
+def _served() -> bool:
+    """Whether this process draws with the own element: static serving is on and plotly's code is in place."""
+    return bool(st.get_option("server.enableStaticServing")) and provide_script()
+
+
+def encode(spec: dict[str, Any]) -> str:
+    """``spec`` (a figure's dict) drawn with :data:`TEMPLATE` in place of the template it names, as the JSON the
+    browser parses."""
+    layout = {**(spec.get("layout") or {}), "template": TEMPLATE}
+    return pio.to_json({**spec, "layout": layout}, validate=False)
+
+
+def chart(container: Any, fig: Any, key: str, **kwargs: Any) -> Any:
+    """``fig`` in ``container`` under ``key``: with the own element when it is served (``fig.text()`` is what it
+    sends: :meth:`.pagekit.Serialised.text`), else with ``st.plotly_chart`` (``kwargs`` as there; the own element
+    reads ``config``)."""
+    if not _served():
+        return container.plotly_chart(fig, key=key, **kwargs)
+    with contextlib.nullcontext() if container is st else container:
+        return _ELEMENT(key=key, data={"spec": fig.text(), "config": {**CONFIG, **(kwargs.get("config") or {})},
+                                        "script": f"app/static/{SCRIPT}"})

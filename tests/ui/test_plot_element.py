@@ -1,0 +1,83 @@
+"""The app's own plotly element (safebandit_ui.plot): what it sends, where plotly's code comes from, its fallback."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import plotly.graph_objects as go
+import streamlit as st
+
+from safebandit_ui import pagekit, plot
+from tests.ui import browserkit
+from tests.ui.helpers import charts, open_page, sent
+
+
+def test_the_browser_kit_finds_the_elements_box():
+    assert f".{plot.BOX_CLASS}" in browserkit.CHART
+    assert f'class="{plot.BOX_CLASS}"' in plot.HTML
+
+
+def test_the_template_is_streamlits_with_its_colours_filled_in():
+    text = json.dumps(plot.TEMPLATE)
+    assert "#0000" not in text, "a placeholder colour of Streamlit's template was left for the browser"
+    assert len(plot.PLACEHOLDERS) == 39 and set(plot.PLACEHOLDERS) == set(range(1, 31)) | set(range(32, 41))
+    assert plot.TEMPLATE["layout"]["colorway"] == plot.THEME["colorway"]
+    assert plot.TEMPLATE["layout"]["font"]["family"] == plot.THEME["font"]["family"]
+
+
+def test_a_figure_is_sent_as_it_is_with_only_its_template_replaced():
+    fig = go.Figure(go.Scatter(x=np.arange(4), y=np.array([0.5, 1.0, 1.5, 2.0])),
+                    layout={"title": {"text": "t"}, "height": 300})
+    spec = pagekit.serialised(fig, keep=False).to_dict()
+    out = json.loads(plot.encode(spec))
+    assert out["layout"]["template"] == json.loads(json.dumps(plot.TEMPLATE))
+    assert {k: v for k, v in out["layout"].items() if k != "template"} == \
+        {k: v for k, v in json.loads(json.dumps(spec["layout"])).items() if k != "template"}
+    assert out["data"] == json.loads(json.dumps(spec["data"]))
+
+
+def test_a_shared_figure_is_encoded_once():
+    fig = pagekit.serialised(go.Figure(go.Scatter(y=[1, 2, 3])), keep=False)
+    assert fig.text() is fig.text()
+
+
+def test_plotlys_code_is_put_next_to_the_app_once(tmp_path):
+    assert plot.provide_script(tmp_path)
+    target = tmp_path / "static" / plot.SCRIPT
+    assert target.read_bytes() == plot.SOURCE.read_bytes()
+    stamp = target.stat().st_mtime_ns
+    assert plot.provide_script(tmp_path) and target.stat().st_mtime_ns == stamp, "copied again"
+    target.write_bytes(b"stale")
+    assert plot.provide_script(tmp_path) and target.read_bytes() == plot.SOURCE.read_bytes()
+
+
+def test_a_copy_that_fails_is_reported_and_leaves_nothing_behind(tmp_path, monkeypatch):
+    def full(src, dst):
+        Path(dst).write_bytes(b"part")
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(plot.shutil, "copyfile", full)
+    assert not plot.provide_script(tmp_path)
+    assert list((tmp_path / "static").iterdir()) == []
+
+
+def test_a_model_pages_charts_go_through_the_own_element():
+    at = open_page("pages/dose.py")
+    own = {el.key for el in at.get("bidi_component") if el.proto.component_name == plot.NAME}
+    assert {"regret", "violations", "cost", "safe", "g_curve", "scrub"} <= own
+    assert not at.get("plotly_chart"), "a model page loads Streamlit's plotly code too"
+    assert charts(at)["regret"]["data"], "the regret chart sent no traces"
+    assert set(sent(at)) >= own
+
+
+def test_without_static_serving_the_charts_fall_back_to_streamlits_element(monkeypatch):
+    st.cache_resource.clear()
+    monkeypatch.setattr(plot, "provide_script", lambda root=None: False)
+    try:
+        at = open_page("pages/dose.py")
+        assert {"regret", "scrub"} <= {el.key for el in at.get("plotly_chart")}
+        assert not [el for el in at.get("bidi_component") if el.proto.component_name == plot.NAME]
+    finally:
+        st.cache_resource.clear()
