@@ -101,14 +101,14 @@ class Serialised(go.Figure):
 
 
 SERIALISED_BYTES = 32 * 2**20
-"""What :func:`serialised` keeps: the dicts of the figures drawn lately, up to this many bytes, least recently drawn
-dropped."""
+"""What :func:`serialised` keeps: the dicts of the figures drawn lately with the JSON the chart element sends, up to
+this many bytes, least recently drawn dropped."""
 
 
 @st.cache_resource(show_spinner=False)
 def _serialised() -> Memo:
     """The process-wide dicts of drawn figures, by figure (the entry holds the figure, so its id stays its own)."""
-    return Memo(SERIALISED_BYTES, measure=lambda entry: nbytes(entry[1].to_dict()))
+    return Memo(SERIALISED_BYTES, measure=lambda entry: nbytes(entry[1].to_dict()) + len(entry[1].text()))
 
 
 def serialised(fig: go.Figure, keep: bool = True) -> Serialised:
@@ -123,8 +123,9 @@ def serialised(fig: go.Figure, keep: bool = True) -> Serialised:
 
 
 def chart(container: Any, fig: go.Figure, key: str, keep: bool = True, **kwargs: Any) -> Any:
-    """``container.plotly_chart`` of ``fig`` (``key`` and ``kwargs`` as there), sent as :func:`serialised` makes it
-    (``keep``: the figure is shared, drawn again on later reruns)."""
+    """``fig`` drawn in ``container`` under ``key`` by the app's chart element (:func:`.plot.chart`; ``kwargs`` as for
+    ``st.plotly_chart``), sent as :func:`serialised` makes it (``keep``: the figure is shared, drawn again on later
+    reruns)."""
     return plot.chart(container, serialised(fig, keep), key, **kwargs)
 
 
