@@ -1,0 +1,67 @@
+"""The app's own chart element in a real headless browser: a knob step draws each changed chart once, and a chart
+drawn in a closed tab takes its column's width when the tab opens.
+
+Needs the ``playwright`` Python package and Debian's Chromium (see :mod:`tests.ui.browserkit`).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.ui.browserkit import CHART, WATCH_RUNS, slider_thumb, wait_drawn, wait_for_charts
+
+pytestmark = pytest.mark.browser
+
+COUNT_DRAWINGS = """() => { const P = window.Plotly; if (P.__sbCounted) return; P.__sbCounted = true;
+    const react = P.react; window.__drawings = new Map();
+    P.react = function (gd, ...rest) { window.__drawings.set(gd, (window.__drawings.get(gd) || 0) + 1);
+        return react.call(this, gd, ...rest); }; }"""
+"""Count plotly's ``react`` calls per chart from now on (the element draws with ``Plotly.react`` only)."""
+CONTENTS = f"""() => Array.from(document.querySelectorAll("{CHART} .js-plotly-plot"))
+    .map(gd => JSON.stringify([gd.data.map(t => t.y), gd.layout.title && gd.layout.title.text, gd.layout.shapes]))"""
+DRAWINGS = f"""() => Array.from(document.querySelectorAll("{CHART} .js-plotly-plot"))
+    .map(gd => [window.__drawings.get(gd) || 0, gd.closest(".st-key-scrub") !== null])"""
+"""Per chart, in page order: how often it was drawn since :data:`COUNT_DRAWINGS`, and whether it is the scrub chart."""
+
+
+def test_a_knob_step_draws_each_changed_chart_once(server, page):
+    page.add_init_script(WATCH_RUNS)
+    page.goto(server + "/dose?T=500")
+    wait_for_charts(page, 180_000)  # every dose chart drawn (so plotly is loaded), then the page finished
+    wait_drawn(page, 180_000)
+    page.evaluate(COUNT_DRAWINGS)
+    before = page.evaluate(CONTENTS)
+    runs = page.evaluate("() => window.__runsEnded")
+    thumb = slider_thumb(page, "Cost limit τ")
+    thumb.focus()
+    thumb.press("ArrowRight")
+    page.wait_for_function("(n) => window.__runsEnded > n", arg=runs, timeout=60_000)
+    page.wait_for_function(f"""(old) => {{ const now = ({CONTENTS})();
+        return now.length === old.length && now.filter((c, i) => c !== old[i]).length >= 4; }}""",
+                           arg=before, timeout=60_000)
+    wait_drawn(page, 60_000)
+    page.wait_for_timeout(1500)  # charts below the fold are drawn when the browser is idle
+    after = page.evaluate(CONTENTS)
+    drawings = page.evaluate(DRAWINGS)
+    changed = [a != b for a, b in zip(after, before, strict=True)]
+    assert sum(changed) >= 4
+    assert all(n <= 1 for n, _ in drawings), f"a chart was drawn more than once for one step: {drawings}"
+    assert all(n == 1 for (n, _), c in zip(drawings, changed, strict=True) if c), (drawings, changed)
+    assert [n for n, scrub in drawings if scrub] == [0], "the scrub chart, the same for every τ, was drawn again"
+
+
+def test_a_chart_drawn_in_a_closed_tab_takes_its_width_when_the_tab_opens(server, page):
+    page.add_init_script(WATCH_RUNS)
+    page.goto(server + "/battery")
+    page.get_by_role("tab").first.wait_for(timeout=240_000)
+    wait_drawn(page, 240_000)
+    widths = f"""() => Array.from(document.querySelectorAll("{CHART} .js-plotly-plot"))
+        .filter(gd => gd.getBoundingClientRect().width > 0)
+        .map(gd => [Math.round(gd.getBoundingClientRect().width), gd._fullLayout.width])"""
+    tabs = page.get_by_role("tab")
+    assert tabs.count() >= 2
+    shown = page.evaluate(widths)
+    assert shown and all(abs(box - drawn) <= 1 for box, drawn in shown), shown
+    tabs.nth(tabs.count() - 1).click()
+    page.wait_for_function(f"""() => {{ const w = ({widths})();
+        return w.length > 0 && w.every(([box, drawn]) => Math.abs(box - drawn) <= 1); }}""", timeout=30_000)
