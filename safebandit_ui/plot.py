@@ -103,6 +103,7 @@ function shared(script) {
   const tab = window.__sbPlot || (window.__sbPlot = {});
   if (!tab.plotly) {
     tab.queue = [];
+    tab.boxes = new Set();  // the chart boxes watched (in view? resized?), each until it leaves the page
     tab.plotly = new Promise((resolve, reject) => {
       const s = document.createElement("script");
       s.src = new URL(script, document.baseURI).href;
@@ -158,12 +159,22 @@ export default function (component) {
   const { data, parentElement } = component;
   const tab = shared(data.script);
   const gd = parentElement.querySelector("div.BOX > div");
+  const forget = () => {
+    if (gd.isConnected) return;  // still on the page: a later drawing of this chart keeps it
+    tab.boxes.delete(gd);
+    tab.seen.unobserve(gd);
+    tab.sized.unobserve(gd);
+    tab.queue = tab.queue.filter((div) => div !== gd);
+    gd.__sbObserved = false;
+    gd.__sbNext = null;
+  };
   if (!gd.__sbObserved) {
     gd.__sbObserved = true;
+    tab.boxes.add(gd);
     tab.seen.observe(gd);
     tab.sized.observe(gd);
   }
-  if (gd.__sbSpec === data.spec) return;
+  if (gd.__sbSpec === data.spec) return forget;
   gd.__sbSpec = data.spec;
   const fig = JSON.parse(data.spec);
   const layout = fig.layout || {};
@@ -174,9 +185,11 @@ export default function (component) {
   gd.style.minHeight = (layout.height || 450) + "px";
   gd.__sbNext = { fig: fig, config: data.config };
   if (shown(gd)) draw(tab, gd); else later(tab, gd);
+  return forget;
 }
 """.replace("BOX", BOX_CLASS)
-"""The element's browser side: one plotly per tab; a new figure drawn at once in view, else when idle or seen."""
+"""The element's browser side: one plotly per tab; a new figure drawn at once in view, else when idle or seen. Its
+returned function, run when the chart leaves the page (another page, a new key), stops watching its box."""
 
 NAME = "safebandit.plot"
 """The element's name among the app's components."""

@@ -253,24 +253,27 @@ WAITING_KEY = "scrub_waiting"
 """The key of the scrub chart's background note (``safebandit_ui.scrub.WAITING_KEY``, spelled out so that this kit
 imports no part of the app; a test checks that the two agree)."""
 
-DRAWN = f"""() => {{ const app = document.querySelector("[data-testid='stApp']");
+def drawn(min_charts: int = 0) -> str:
+    """The page is finished: connected, its run ended (when :data:`WATCH_RUNS` watches it), no element still loading
+    its code (Streamlit shows a skeleton until then), no scrub grid still computed in the background, at least
+    ``min_charts`` chart boxes on it and every chart box holding a drawn plotly chart. ``min_charts`` matters on a
+    page just opened: a run that ended before the page's charts arrived (the first run of a new session can be
+    followed by another) leaves a page with no box yet, where "every box drawn" holds."""
+    return f"""() => {{ const app = document.querySelector("[data-testid='stApp']");
+    const boxes = Array.from(document.querySelectorAll("{CHART}"));
     return app !== null && app.getAttribute("data-test-connection-state") === "CONNECTED"
         && app.getAttribute("data-test-script-state") === "notRunning"
         && (window.__runsEnded === undefined || window.__runsEnded > 0)
         && document.querySelector("[data-testid='stSkeleton'], .st-key-{WAITING_KEY}") === null
-        && Array.from(document.querySelectorAll("{CHART}"))
-            .every(box => box.querySelector(".js-plotly-plot .main-svg"));
+        && boxes.length >= {int(min_charts)} && boxes.every(box => box.querySelector(".js-plotly-plot .main-svg"));
 }}"""
-"""The page is finished: connected, its run ended (when :data:`WATCH_RUNS` watches it), no element still loading its
-code (Streamlit shows a skeleton until then: a chart's box appears only once plotly's code has loaded), no scrub grid
-still computed in the background, and every chart box holds a drawn plotly chart."""
 
 
-def wait_drawn(pg, timeout_ms: int = 120_000) -> None:
-    """Wait until the page is finished as :data:`DRAWN` says (at once on a finished page without charts): what a
+def wait_drawn(pg, timeout_ms: int = 120_000, min_charts: int = 0) -> None:
+    """Wait until the page is finished as :func:`drawn` says (at once on a finished page without charts): what a
     visitor sees as a finished page. For a page just opened, watch its runs first (:data:`WATCH_RUNS`): right after
-    it connects, before its run starts, it is idle too."""
-    pg.wait_for_function(DRAWN, timeout=timeout_ms)
+    it connects, before its run starts, it is idle too; and name how many charts it has at least."""
+    pg.wait_for_function(drawn(min_charts), timeout=timeout_ms)
 
 
 def wait_for_charts(pg, timeout_ms: int = 120_000, n_charts: int = N_CHARTS) -> None:

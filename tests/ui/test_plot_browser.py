@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 
+from safebandit_ui import plot
 from tests.ui.browserkit import CHART, WATCH_RUNS, slider_thumb, wait_drawn, wait_for_charts
 
 pytestmark = pytest.mark.browser
@@ -54,7 +55,7 @@ def test_a_chart_drawn_in_a_closed_tab_takes_its_width_when_the_tab_opens(server
     page.add_init_script(WATCH_RUNS)
     page.goto(server + "/battery")
     page.get_by_role("tab").first.wait_for(timeout=240_000)
-    wait_drawn(page, 240_000)
+    wait_drawn(page, 240_000, min_charts=1)
     widths = f"""() => Array.from(document.querySelectorAll("{CHART} .js-plotly-plot"))
         .filter(gd => gd.getBoundingClientRect().width > 0)
         .map(gd => [Math.round(gd.getBoundingClientRect().width), gd._fullLayout.width])"""
@@ -65,3 +66,30 @@ def test_a_chart_drawn_in_a_closed_tab_takes_its_width_when_the_tab_opens(server
     tabs.nth(tabs.count() - 1).click()
     page.wait_for_function(f"""() => {{ const w = ({widths})();
         return w.length > 0 && w.every(([box, drawn]) => Math.abs(box - drawn) <= 1); }}""", timeout=30_000)
+
+
+WATCHED = f"""() => {{ const tab = window.__sbPlot; const boxes = document.querySelectorAll(".{plot.BOX_CLASS} > div");
+    return {{watched: tab ? tab.boxes.size : -1, gone: tab ? Array.from(tab.boxes).filter(gd => !gd.isConnected).length
+             : -1, boxes: boxes.length,
+             scripts: document.querySelectorAll("script[src$='/app/static/plotly.min.js']").length}}; }}"""
+"""What the element's shared state of the tab watches, against the chart boxes on the page, and how often plotly's
+code was put on the page."""
+
+
+def test_charts_left_behind_by_another_page_are_no_longer_watched(server, page):
+    """A visitor goes from one model page to another in the same tab: the charts of the first page leave it, and the
+    element stops watching them (in view, resized); plotly, loaded once for the tab, serves the second page too."""
+    page.add_init_script(WATCH_RUNS)
+    page.goto(server + "/dose?T=500")
+    wait_drawn(page, 180_000, min_charts=6)
+    first = page.evaluate(WATCHED)
+    assert first["watched"] == first["boxes"] >= 6 and first["gone"] == 0, first
+    runs = page.evaluate("() => window.__runsEnded")
+    page.get_by_test_id("stSidebarNavLink").get_by_text("Conservative bandits", exact=True).click()
+    page.wait_for_function("(n) => window.__runsEnded > n", arg=runs, timeout=120_000)
+    page.get_by_text("α (tolerated loss)").first.wait_for(timeout=120_000)
+    wait_drawn(page, 180_000, min_charts=1)
+    page.wait_for_timeout(500)  # cleanups run after the old page's elements are removed
+    now = page.evaluate(WATCHED)
+    assert now["gone"] == 0, f"charts no longer on the page are still watched: {now}"
+    assert now["watched"] == now["boxes"] >= 1 and now["scripts"] == 1, now
