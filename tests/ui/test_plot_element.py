@@ -48,11 +48,48 @@ def test_a_shared_figure_is_encoded_once():
 def test_plotlys_code_is_put_next_to_the_app_once(tmp_path):
     assert plot.provide_script(tmp_path)
     target = tmp_path / "static" / plot.SCRIPT
-    assert target.read_bytes() == plot.SOURCE.read_bytes()
+    assert target.read_bytes() == plot.FULL.read_bytes()
     stamp = target.stat().st_mtime_ns
     assert plot.provide_script(tmp_path) and target.stat().st_mtime_ns == stamp, "copied again"
     target.write_bytes(b"stale")
-    assert plot.provide_script(tmp_path) and target.read_bytes() == plot.SOURCE.read_bytes()
+    assert plot.provide_script(tmp_path) and target.read_bytes() == plot.FULL.read_bytes()
+
+
+def bundle(root: Path, version: str | None) -> Path:
+    """A stand-in for the cartesian bundle under ``root``, with the header of plotly.js ``version``."""
+    path = root / plot.BUNDLE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f"/**\n* plotly.js (cartesian - minified) v{version}\n*/\nwindow.Plotly = {{}};\n")
+    return path
+
+
+def test_the_cartesian_bundle_is_served_only_for_the_plotly_js_the_figures_are_made_for(tmp_path):
+    assert plot.version(plot.FULL), "the Python plotly package's bundle names no plotly.js version"
+    assert plot.source(tmp_path) == plot.FULL, "no bundle installed: the full one"
+    ours = bundle(tmp_path, plot.version(plot.FULL))
+    assert plot.version(ours) == plot.version(plot.FULL) and plot.source(tmp_path) == ours
+    assert plot.provide_script(tmp_path) and (tmp_path / "static" / plot.SCRIPT).read_bytes() == ours.read_bytes()
+    bundle(tmp_path, "0.0.1")
+    assert plot.source(tmp_path) == plot.FULL, "a bundle of another plotly.js version was served"
+    assert plot.provide_script(tmp_path) and (tmp_path / "static" / plot.SCRIPT).read_bytes() == \
+        plot.FULL.read_bytes()
+
+
+def test_every_trace_type_the_app_makes_is_in_the_cartesian_bundle():
+    """The figures are built with plotly's graph objects (``go.Scatter`` …) in the core's figure modules and the UI
+    package; the element's bundle must hold each of their trace types."""
+    root = Path(plot.__file__).resolve().parents[1]
+    made = set()
+    for path in [*(root / "safebandit_core").rglob("*.py"), *(root / "safebandit_ui").rglob("*.py"),
+                 *(root / "pages").glob("*.py")]:
+        made |= {name.lower() for name in re.findall(r"\bgo\.([A-Z][A-Za-z0-9]*)\(", path.read_text())}
+    traces = made - {"figure", "frame", "layout"}
+    assert "scatter" in traces and traces <= plot.BUNDLE_TRACES, traces - plot.BUNDLE_TRACES
+
+
+def test_the_bundle_make_installs_is_the_one_the_element_serves():
+    package = json.loads((Path(plot.__file__).resolve().parents[1] / "package.json").read_text())
+    assert list(package["dependencies"]) == [plot.BUNDLE.parts[1]]
 
 
 def test_a_copy_that_fails_is_reported_and_leaves_nothing_behind(tmp_path, monkeypatch):
