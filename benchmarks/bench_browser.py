@@ -19,9 +19,11 @@ hosting a whole class would see). ``--quick``: two pages, fewer steps, 10 and 4 
 A visit is over when the browser's own signal says so (``data-test-script-state`` on ``stApp`` back to
 ``notRunning``) and every chart container on the page holds a drawn plotly chart; an action is over when a
 script run has finished after it (counted by a MutationObserver on that attribute, so a run too quick to
-be seen is not missed) and the charts' data differ from before. No fixed waits. After a change that makes the page
-compute a new scrub grid in the background (T, a size), the bench waits, untimed, until that chart is drawn, so
-the next row (and the next page's first visit) does not share the server's cores with it.
+be seen is not missed) and the charts' data differ from before. Each row's note also gives the time until the charts
+in the window were drawn (``in view``): what a visitor sees first, while the charts further down are still drawn.
+No fixed waits. After a change that makes the page compute a new scrub grid in the background (T, a size), the bench
+waits, untimed, until that chart is drawn, so the next row (and the next page's first visit) does not share the
+server's cores with it.
 
 Skipped with a note when Playwright or Chromium is missing.
 """
@@ -84,36 +86,51 @@ SETTLED = """() => {
 }""".replace("CHARTS", CHARTS)
 
 
-def _settle(pg: Any) -> None:
-    """Wait until the script is idle, no element is still loading its code (Streamlit's skeleton: on a first visit
-    the charts' boxes appear only once plotly's code has loaded, so some could be missing yet) and every chart
-    container holds a drawn chart."""
-    pg.wait_for_function(SETTLED, timeout=TIMEOUT_MS)
+IN_VIEW = """() => {
+  const app = document.querySelector("[data-testid='stApp']");
+  if (!app || app.getAttribute("data-test-script-state") !== "notRunning"
+      || app.getAttribute("data-test-connection-state") !== "CONNECTED") return false;
+  const boxes = Array.from(document.querySelectorAll("CHARTS"));
+  const seen = boxes.filter(b => { const r = b.getBoundingClientRect();
+    return r.width > 0 && r.bottom >= 0 && r.top < window.innerHeight; });
+  return seen.length > 0 && document.querySelector("[data-testid='stSkeleton']") === null
+    && seen.every(b => b.querySelector(".js-plotly-plot .main-svg"));
+}""".replace("CHARTS", CHARTS)
+"""What a visitor sees is finished: the script idle and every chart box in the window drawn (a box not drawn yet
+counts by its place, whatever its height); the charts further down may still be drawing."""
 
 
-def _visit(pg: Any, url: str) -> float:
+def _settle(pg: Any, start: float, extra: str = "", arg: Any = None) -> tuple[float, float]:
+    """Seconds since ``start`` until the charts in view are drawn (:data:`IN_VIEW`), then until every chart is
+    (:data:`SETTLED`: the row's figure), each also waiting for the JavaScript condition ``extra`` on ``arg``."""
+    times = []
+    for done in (IN_VIEW, SETTLED):
+        pg.wait_for_function(f"(arg) => ({done})(){extra}", arg=arg, timeout=TIMEOUT_MS)
+        times.append(time.perf_counter() - start)
+    return times[0], times[1]
+
+
+def _visit(pg: Any, url: str) -> tuple[float, float]:
     start = time.perf_counter()
     pg.goto(url)
-    _settle(pg)
-    return time.perf_counter() - start
+    return _settle(pg, start)
 
 
-def _reload(pg: Any) -> float:
+def _reload(pg: Any) -> tuple[float, float]:
     start = time.perf_counter()
     pg.reload()
-    _settle(pg)
-    return time.perf_counter() - start
+    return _settle(pg, start)
 
 
-def _act(pg: Any, action: Any) -> float:
-    """``action()``, then the seconds until a script run has finished after it and the charts' data changed."""
+def _act(pg: Any, action: Any) -> tuple[float, float]:
+    """``action()``, then the seconds until a script run has finished after it and the charts' data changed, with
+    the charts in view drawn, and with every chart drawn."""
     pg.evaluate(WATCH)
     finished, before = pg.evaluate("() => window.__bench.finished"), pg.evaluate(FINGERPRINT)
     start = time.perf_counter()
     action()
-    pg.wait_for_function(f"""([n, before]) => window.__bench.finished > n && ({SETTLED})()
-        && ({FINGERPRINT})() !== before""", arg=[finished, before], timeout=TIMEOUT_MS)
-    return time.perf_counter() - start
+    return _settle(pg, start, f" && window.__bench.finished > arg[0] && ({FINGERPRINT})() !== arg[1]",
+                   [finished, before])
 
 
 QUIET = """() => {
@@ -129,13 +146,13 @@ def _quiet(pg: Any) -> None:
     pg.wait_for_function(QUIET, timeout=TIMEOUT_MS)
 
 
-def _step(pg: Any, label: str) -> float:
+def _step(pg: Any, label: str) -> tuple[float, float]:
     thumb = pg.get_by_test_id("stSlider").filter(has_text=label).get_by_role("slider").first
     thumb.focus()
     return _act(pg, lambda: thumb.press("ArrowRight"))
 
 
-def _type(pg: Any, label: str, value: str) -> float:
+def _type(pg: Any, label: str, value: str) -> tuple[float, float]:
     box = pg.get_by_test_id("stNumberInput").filter(has_text=label).locator("input").first
 
     def enter() -> None:
@@ -164,8 +181,10 @@ def _row(what: str, seconds: float, target: float | None, note: str = "") -> dic
             else target, "met": met, "note": note}
 
 
-def _page_row(page: ModelPage, what: str, seconds: float, note: str = "") -> dict:
-    return _row(f"{page.path}: {what}", seconds, TARGETS[what], note)
+def _page_row(page: ModelPage, what: str, seconds: tuple[float, float], note: str = "") -> dict:
+    """The row of ``what`` on ``page``: every chart drawn against the target; the charts in view in its note."""
+    seen, every = seconds
+    return _row(f"{page.path}: {what}", every, TARGETS[what], f"in view {seen:.2f} s" + (f"; {note}" if note else ""))
 
 
 def _sessions(browser: Any, url: str, n: int) -> tuple[float, int]:
@@ -178,8 +197,7 @@ def _sessions(browser: Any, url: str, n: int) -> tuple[float, int]:
             pg.goto(f"{url}/{PAGES[i % len(PAGES)].path}", wait_until="commit")
         slowest = 0.0
         for pg in tabs:
-            _settle(pg)
-            slowest = time.perf_counter() - start
+            slowest = _settle(pg, start)[1]
         errors = sum(pg.get_by_test_id("stException").count() for pg in tabs)
     finally:
         for c in contexts:
@@ -223,8 +241,10 @@ def _one_page(browser: Any, url: str, page: ModelPage, steps: int) -> list[dict]
         rows.append(_page_row(page, "reload, same settings", _reload(pg), f"{received[0] / 1024:.0f} KiB received"))
         received[0] = 0
         taken = [_step(pg, page.knob) for _ in range(steps)]
-        rows.append(_page_row(page, "one slider step (median)", statistics.median(taken),
-                              f"{page.knob.split(' (')[0]}: {len(taken)} steps, slowest {max(taken):.2f} s, "
+        every = [t[1] for t in taken]
+        rows.append(_page_row(page, "one slider step (median)", (statistics.median(t[0] for t in taken),
+                                                                 statistics.median(every)),
+                              f"{page.knob.split(' (')[0]}: {len(taken)} steps, slowest {max(every):.2f} s, "
                               f"{received[0] / 1024 / len(taken):.0f} KiB received per step"))
         rows.append(_page_row(page, "T changed", _type(pg, "Rounds T", page.T_value), f"T → {page.T_value}"))
         _quiet(pg)
@@ -260,7 +280,7 @@ def bench(quick: bool) -> list[dict]:
             warm_s = _wait_warm(logs / "warm.log")
             for page in pages:
                 rows += _one_page(browser, url, page, 2 if quick else 5)
-            rows[-5 * len(pages)]["note"] = f"the warm-up took {warm_s:.1f} s"
+            rows[-5 * len(pages)]["note"] += f"; the warm-up took {warm_s:.1f} s"
             n = 10 if quick else 30
             rows.append(_class_row(f"{n} sessions at once, warm server (websocket clients)", url, n, SESSIONS_S))
         n = 4 if quick else 8
