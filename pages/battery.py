@@ -134,7 +134,7 @@ def data_section(prepared: battery.BatteryRun, data: bytes | None) -> dict[str, 
     figs = vb.data_figures(steps, rounds, battery.fit_frame(p), facts, lo, min(hi, lo + MAX_WINDOW - 1))
     for name, text in vb.data_texts(facts).items():
         left, right = st.columns([3, 2], gap="medium")
-        left.plotly_chart(figs[name], key=name)
+        pagekit.chart(left, figs[name], name, keep=False)
         right.markdown(text)
     return dict(figs)
 

@@ -130,7 +130,7 @@ def main() -> None:
     step = STEPS.index(shown)
     for name, fig in scene.figures(runs, step).items():
         left, right = st.columns([3, 2], gap="medium")
-        left.plotly_chart(fig, key=f"{scene.slug}-{name}-{step}")
+        pagekit.chart(left, fig, f"{scene.slug}-{name}-{step}", keep=False)
         right.markdown(scene.notes[name])
     notice_box(scene.notice(runs, step))
     link(scene, scene.settings(runs, step))

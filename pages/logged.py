@@ -148,7 +148,8 @@ def fit_report(run: logged.LoggedRun) -> None:
     for line in fit.notes(None, names):
         st.warning(line, icon=":material/warning:")
     left, right = st.columns([3, 2], gap="medium")
-    left.plotly_chart(lf.fit_figure(frame, (rep["heldout_r2_reward"], rep["heldout_r2_cost"]), names), key="fit_plot")
+    pagekit.chart(left, lf.fit_figure(frame, (rep["heldout_r2_reward"], rep["heldout_r2_cost"]), names), "fit_plot",
+                  keep=False)
     right.markdown(f"Both outcomes are modelled as g(α)·(⟨X, θ*⟩ + noise): divided by g(dose), each is a linear "
                    f"function of the contexts. Ridge λ = {rep['lam_reward']:g} (benefit) and {rep['lam_cost']:g} "
                    f"(side effect), {'set' if s.fit_lam else 'each chosen on a held-out half'}. Points near the dashed "
@@ -157,7 +158,7 @@ def fit_report(run: logged.LoggedRun) -> None:
     if coefficients is not None:
         right.dataframe(coefficients.rename(columns={"reward": names[0], "cost": names[1]}), hide_index=True)
     left, right = st.columns([3, 2], gap="medium")
-    left.plotly_chart(lf.residual_figure(frame, names, s.label("dose")), key="residuals")
+    pagekit.chart(left, lf.residual_figure(frame, names, s.label("dose")), "residuals", keep=False)
     right.markdown("If the dose curve g is right, the residuals form a band of even width across the doses; a "
                    "band that widens or narrows says another g fits better. " + logged.NOISE_NOTE)
 

@@ -15,7 +15,7 @@ import streamlit as st
 from safebandit_core import families, scenarios
 from safebandit_core.scenarios import Names
 from safebandit_core.viz.common import by_label
-from safebandit_ui import forms, links, live, present, registry, shell
+from safebandit_ui import forms, links, live, pagekit, present, registry, shell
 
 MODEL_KEY = "present_model"
 SCENARIO_PARAM = "scenario"
@@ -122,7 +122,7 @@ def screen(ctx: shell.RunContext) -> None:
     for row in range(0, len(names_of), 2):
         cols = grid.columns(2, gap="small")
         for col, name in zip(cols, names_of[row:row + 2], strict=False):
-            col.plotly_chart(figures[name], key=f"present_{kind}_{name}", config={"displayModeBar": False})
+            pagekit.chart(col, figures[name], f"present_{kind}_{name}", keep=False, config={"displayModeBar": False})
     with st.container(key="present_notes"):
         st.markdown(f"{model.question} In this run:")
         st.markdown("\n".join(f"- {x}" for x in model.notes(s, summary, tidy, names)))

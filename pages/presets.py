@@ -130,7 +130,7 @@ def figures(p: presets.Preset, view: dict[str, Any]) -> int:
         cell = names.index(st.selectbox("Setting", names, key="preset_cell"))
     for key, fig in view["figures"].items():
         if not key.startswith("regret_") or key == f"regret_{presets.slug(names[cell])}":
-            st.plotly_chart(fig, key=f"fig_{key}")
+            pagekit.chart(st, fig, f"fig_{key}", keep=False)
     st.caption(FIGURE_NOTES[p.figure])
     return cell
 
@@ -161,7 +161,7 @@ def crossover(result: presets.PresetResult, cell: int, ctx: shell.RunContext) ->
     units = 2 * s.seeds * sum(horizons)
     frame, _, _ = live.shared(key, units,
                               lambda tick: sweep.over_horizons(s, horizons, device=ctx.device, progress=tick))
-    st.plotly_chart(vp.horizons_figure(frame), key="crossover")
+    pagekit.chart(st, vp.horizons_figure(frame), "crossover", keep=False)
     st.caption("Left: default-arm pulls N₀ at the end of each run; right: the cumulative regret. Where the lines "
                "cross, the cheaper policy changes; the bars are 95 % intervals over seeds.")
 

@@ -156,7 +156,7 @@ def show(spec: sweep.SweepSpec, run: Any, stored: bool, seconds: float) -> None:
     figures = phase_diagrams(spec, per_cell)
     notes = {name: note for name, *_, note in HEATMAPS}
     for name, fig in figures.items():
-        st.plotly_chart(fig, key=f"sweep_{name}")
+        pagekit.chart(st, fig, f"sweep_{name}", keep=False)
         st.caption(notes[name])
     st.subheader("Every cell")
     fx, fy = spec.axes

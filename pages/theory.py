@@ -35,7 +35,7 @@ def controls(ctx: shell.RunContext) -> dict[str, Any]:
 def regret_section(res: presets.TheoryResult, T: int) -> None:
     """HPC-UCB's regret against √T, with the fitted slopes in words."""
     st.subheader("Regret against √T (Safety by Design, Theorem 2)")
-    st.plotly_chart(vp.loglog_figure(res.regret, res.slopes, res.fit_from), key="theory_loglog")
+    pagekit.chart(st, vp.loglog_figure(res.regret, res.slopes, res.fit_from), "theory_loglog", keep=False)
     slopes = ", ".join(f"{label} {slope:.2f}" for label, (slope, _) in res.slopes.items())
     st.markdown(f"On log–log axes a rate T^a is a straight line of slope a; the dotted line has slope ½. Fitted on "
                 f"t ≥ {res.fit_from:,} at T = {T:,}: **{slopes}**.")
@@ -53,7 +53,7 @@ def regret_section(res: presets.TheoryResult, T: int) -> None:
 def horizons_section(res: presets.TheoryResult) -> None:
     """N₀ and the regret of GenCB and ConUCB at each horizon, each horizon its own run."""
     st.subheader("Default pulls over horizons (One-size-fits-all, Theorem 1)")
-    st.plotly_chart(vp.horizons_figure(res.horizons), key="theory_horizons")
+    pagekit.chart(st, vp.horizons_figure(res.horizons), "theory_horizons", keep=False)
     st.markdown(f"Default-arm pulls N₀: {captions.growth(res.horizons, 'default_pulls_mean')}.  \nCumulative regret: "
                 f"{captions.growth(res.horizons, 'cum_regret_mean')}.")
     st.caption("Theorem 1 says GenCB's N₀ does not grow with T: a flat GenCB line agrees with it. GenCB is anytime, "

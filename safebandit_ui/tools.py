@@ -130,11 +130,11 @@ def panel(kind: str, run: Any, summary: pd.DataFrame, steps: Callable[[str, int]
                                       run.settings.base_seed, key=f"{kind}_steps_seed")
             if st.toggle("Show the animation", key=f"{kind}_steps_on",
                          help="Built once; ▶ Play runs in your browser, the server does nothing while it plays."):
-                st.plotly_chart(steps(label, int(seed)), key=f"{kind}_steps")
+                pagekit.chart(st, steps(label, int(seed)), f"{kind}_steps", keep=False)
                 shrink = ellipse_steps(run)
                 if shrink is not None:
                     st.markdown("With d = 2 the estimate of the cost parameter μ* is a point in the plane, and the "
                                 "set of parameters the data still allow is an ellipse: HPC-UCB doses as if the "
                                 "worst of them were true. It shrinks around μ* as informative rounds come in.")
-                    st.plotly_chart(shrink(label, int(seed)), key=f"{kind}_ellipse")
+                    pagekit.chart(st, shrink(label, int(seed)), f"{kind}_ellipse", keep=False)
     command(run.settings, kind)

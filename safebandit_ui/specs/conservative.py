@@ -185,7 +185,7 @@ def crossover(s: ConservativeSettings, run: Run, v: model_page.Views, ctx: shell
                                   lambda progress: sweep.over_horizons(cross, grid, ctx.device, progress),
                                   f"Run horizons {', '.join(f'{h:,}' for h in grid)}", "cb_crossover_run")
         if frame is not None:
-            st.plotly_chart(vc.horizons_figure(frame), key="crossover")
+            pagekit.chart(st, vc.horizons_figure(frame), "crossover", keep=False)
             inst = cb.make_instance(s)
             st.caption(captions.crossover_caption(frame, "gencb", base, inst.best - inst.mu0))
 

@@ -120,3 +120,14 @@ def test_without_static_serving_the_charts_fall_back_to_streamlits_element(monke
         assert not [el for el in at.get("bidi_component") if el.proto.component_name == plot.NAME]
     finally:
         st.cache_resource.clear()
+
+
+def test_every_chart_of_the_app_goes_through_the_own_element():
+    """One plotly per browser tab, the cartesian bundle's: no page calls Streamlit's plotly element, which would load
+    Streamlit's own full bundle beside it (the element falls back to it by itself where it must)."""
+    root = Path(plot.__file__).resolve().parents[1]
+    calls = [f"{path.relative_to(root)}:{n}" for path in [*(root / "safebandit_ui").rglob("*.py"),
+                                                         *(root / "pages").glob("*.py"), root / "app.py"]
+             if path.name != "plot.py"
+             for n, line in enumerate(path.read_text().splitlines(), 1) if "plotly_chart(" in line]
+    assert calls == [], calls
