@@ -43,6 +43,11 @@ BUNDLE_TRACES = frozenset({"bar", "box", "contour", "heatmap", "histogram", "his
 """The trace types the cartesian bundle holds (its README); every chart this element draws uses only these."""
 BOX_CLASS = "sb-chart"
 """The class of the box that holds one chart (``.sb-chart .js-plotly-plot`` is the drawn chart)."""
+FULL_CLASS = "sb-full"
+"""The class of a chart's box while it is shown fullscreen (its mode bar's button; Esc or the button again leaves)."""
+CSS = (f".{BOX_CLASS}.{FULL_CLASS} {{position: fixed; inset: 0; z-index: 1000100; background: #ffffff; "
+       f"padding: 24px; box-sizing: border-box; overflow: auto;}}")
+"""A box shown fullscreen covers the window, Streamlit's header included; its padding is the script's ``FULL_PAD``."""
 
 _BODY_FONT = '"Source Sans", sans-serif'
 _TEXT = "#808495"
@@ -102,8 +107,9 @@ def _template() -> dict[str, Any]:
 TEMPLATE = _template()
 """The template every chart is drawn with (in place of the one its figure names)."""
 
-CONFIG = {"displaylogo": False, "responsive": True}
-"""Plotly's options for every chart; a chart's own ``config`` is laid over them."""
+CONFIG = {"displaylogo": False, "responsive": True, "showSendToCloud": False}
+"""Plotly's options for every chart; a chart's own ``config`` is laid over them. No "Share chart" button: plotly.js 4
+shows one by default, which would send the chart to plotly's cloud service."""
 
 JS = """
 const NEAR = 200;  // px around the viewport that count as in view
@@ -141,6 +147,34 @@ function shown(div) {
   return r.width > 0 && r.bottom > -NEAR && r.top < window.innerHeight + NEAR;
 }
 
+const FULL_CLASS = "@FULL@";
+const FULL_PAD = 24;  // px around a chart shown fullscreen
+const FULL_ICON = {
+  width: 1000, height: 1000,
+  path: "M100 100h300v100h-200v200h-100zM600 100h300v300h-100v-200h-200zM100 600h100v200h200v100h-300z"
+        + "M800 600h100v300h-300v-100h200z",
+};
+
+function fullSize() {
+  return { width: window.innerWidth - 2 * FULL_PAD, height: window.innerHeight - 2 * FULL_PAD };
+}
+
+function fullscreen(tab, gd, on) {
+  const box = gd.parentElement;
+  if (on === undefined) on = !box.classList.contains(FULL_CLASS);
+  if (on === box.classList.contains(FULL_CLASS)) return;
+  box.classList.toggle(FULL_CLASS, on);
+  tab.plotly.then((P) => P.relayout(gd, on ? fullSize() : { width: null, height: gd.__sbHeight }));
+  if (on) {
+    const esc = (e) => {
+      if (e.key !== "Escape") return;
+      document.removeEventListener("keydown", esc);
+      fullscreen(tab, gd, false);
+    };
+    document.addEventListener("keydown", esc);
+  }
+}
+
 function draw(tab, div) {
   const next = div.__sbNext;
   if (!next) return;
@@ -148,7 +182,17 @@ function draw(tab, div) {
   div.__sbDrawn = true;
   div.__sbWidth = div.getBoundingClientRect().width;  // 0 in a closed tab: resized when it opens
   const f = next.fig;
-  tab.plotly.then((P) => P.react(div, { data: f.data, layout: f.layout, frames: f.frames, config: next.config }));
+  div.__sbHeight = (f.layout && f.layout.height) || 450;
+  const full = div.parentElement.classList.contains(FULL_CLASS);
+  const layout = full ? Object.assign({}, f.layout, fullSize()) : f.layout;
+  const config = Object.assign({}, next.config);
+  if (config.displayModeBar !== false) {
+    config.modeBarButtonsToAdd = (config.modeBarButtonsToAdd || []).concat([{
+      name: "fullscreen", title: "View fullscreen (Esc to leave)", icon: FULL_ICON,
+      click: (gd) => fullscreen(tab, gd),
+    }]);
+  }
+  tab.plotly.then((P) => P.react(div, { data: f.data, layout: layout, frames: f.frames, config: config }));
 }
 
 function later(tab, div) {
@@ -196,7 +240,7 @@ export default function (component) {
   if (shown(gd)) draw(tab, gd); else later(tab, gd);
   return forget;
 }
-""".replace("BOX", BOX_CLASS)
+""".replace("BOX", BOX_CLASS).replace("@FULL@", FULL_CLASS)
 """The element's browser side: one plotly per tab; a new figure drawn at once in view, else when idle or seen. Its
 returned function, run when the chart leaves the page (another page, a new key), stops watching its box."""
 
@@ -204,7 +248,7 @@ NAME = "safebandit.plot"
 """The element's name among the app's components."""
 HTML = f'<div class="{BOX_CLASS}"><div style="width: 100%"></div></div>'
 """The element's box, in place from its mount (a chart not drawn yet is an empty box, not a missing one)."""
-_ELEMENT = component(NAME, html=HTML, js=JS, isolate_styles=False)
+_ELEMENT = component(NAME, html=HTML, js=JS, css=CSS, isolate_styles=False)
 
 
 def version(path: Path) -> str | None:

@@ -93,3 +93,29 @@ def test_charts_left_behind_by_another_page_are_no_longer_watched(server, page):
     now = page.evaluate(WATCHED)
     assert now["gone"] == 0, f"charts no longer on the page are still watched: {now}"
     assert now["watched"] == now["boxes"] >= 1 and now["scripts"] == 1, now
+
+
+def test_a_chart_opens_fullscreen_from_its_mode_bar_and_esc_brings_it_back(server, page):
+    page.add_init_script(WATCH_RUNS)
+    page.goto(server + "/dose?T=500")
+    wait_drawn(page, 180_000, min_charts=6)
+    chart = page.locator(".st-key-regret .js-plotly-plot")
+    size = """(gd) => { const r = gd.parentElement.getBoundingClientRect();
+        return [Math.round(r.width), Math.round(r.height), gd._fullLayout.height, window.innerWidth, window.innerHeight,
+                gd.parentElement.classList.contains("FULL")]; }""".replace("FULL", plot.FULL_CLASS)
+    before = chart.evaluate(size)
+    assert not before[5] and before[0] < before[3], before
+    chart.hover()
+    titles = chart.evaluate("gd => Array.from(gd.querySelectorAll('.modebar-btn')).map(b => b.dataset.title)")
+    assert "Download plot as a PNG" in titles and not [t for t in titles if "Share" in t], titles
+    chart.locator(".modebar-btn[data-title^='View fullscreen']").click()
+    page.wait_for_function(f"""() => {{ const gd = document.querySelector(".st-key-regret .js-plotly-plot");
+        return ({size})(gd)[2] > {before[2]}; }}""", timeout=10_000)
+    full = chart.evaluate(size)
+    assert full[5] and full[0] == full[3] and full[1] == full[4], f"the box does not cover the window: {full}"
+    drawn = chart.evaluate("gd => [gd._fullLayout.width, gd._fullLayout.height]")
+    assert drawn[0] >= full[3] - 60 and drawn[1] >= full[4] - 60, f"the chart does not fill the window: {drawn}, {full}"
+    page.keyboard.press("Escape")
+    page.wait_for_function(f"""() => {{ const gd = document.querySelector(".st-key-regret .js-plotly-plot");
+        return ({size})(gd)[2] === {before[2]}; }}""", timeout=10_000)
+    assert chart.evaluate(size) == before
