@@ -101,14 +101,15 @@ class Serialised(go.Figure):
 
 
 SERIALISED_BYTES = 32 * 2**20
-"""What :func:`serialised` keeps: the dicts of the figures drawn lately with the JSON the chart element sends, up to
-this many bytes, least recently drawn dropped."""
+"""What :func:`serialised` keeps: the dicts of the figures drawn lately with the JSON the chart element sends (none
+where the charts fall back to ``st.plotly_chart``), up to this many bytes, least recently drawn dropped."""
 
 
 @st.cache_resource(show_spinner=False)
 def _serialised() -> Memo:
     """The process-wide dicts of drawn figures, by figure (the entry holds the figure, so its id stays its own)."""
-    return Memo(SERIALISED_BYTES, measure=lambda entry: nbytes(entry[1].to_dict()) + len(entry[1].text()))
+    return Memo(SERIALISED_BYTES, measure=lambda entry: nbytes(entry[1].to_dict())
+                + (len(entry[1].text()) if plot.served() else 0))
 
 
 def serialised(fig: go.Figure, keep: bool = True) -> Serialised:

@@ -295,7 +295,7 @@ def provide_script(root: Path | None = None) -> bool:
 
 
 @st.cache_resource(show_spinner=False)
-def _served() -> bool:
+def served() -> bool:
     """Whether this process draws with the own element: static serving is on and plotly's code is in place."""
     return bool(st.get_option("server.enableStaticServing")) and provide_script()
 
@@ -311,7 +311,7 @@ def chart(container: Any, fig: Any, key: str, **kwargs: Any) -> Any:
     """``fig`` in ``container`` under ``key``: with the own element when it is served (``fig.text()`` is what it
     sends: :meth:`.pagekit.Serialised.text`), else with ``st.plotly_chart`` (``kwargs`` as there; the own element
     reads ``config``)."""
-    if not _served():
+    if not served():
         return container.plotly_chart(fig, key=key, **kwargs)
     with contextlib.nullcontext() if container is st else container:
         return _ELEMENT(key=key, data={"spec": fig.text(), "config": {**CONFIG, **(kwargs.get("config") or {})},

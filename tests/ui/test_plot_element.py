@@ -114,6 +114,11 @@ def test_a_model_pages_charts_go_through_the_own_element():
 def test_without_static_serving_the_charts_fall_back_to_streamlits_element(monkeypatch):
     st.cache_resource.clear()
     monkeypatch.setattr(plot, "provide_script", lambda root=None: False)
+
+    def unused(spec):
+        raise AssertionError("a figure was encoded for the own element, which is not used")
+
+    monkeypatch.setattr(plot, "encode", unused)
     try:
         at = open_page("pages/dose.py")
         assert {"regret", "scrub"} <= {el.key for el in at.get("plotly_chart")}
