@@ -197,7 +197,8 @@ def _sessions(browser: Any, url: str, n: int) -> tuple[float, int]:
             pg.goto(f"{url}/{PAGES[i % len(PAGES)].path}", wait_until="commit")
         slowest = 0.0
         for pg in tabs:
-            slowest = _settle(pg, start)[1]
+            pg.wait_for_function(SETTLED, timeout=TIMEOUT_MS)  # every chart: eight tabs drawing at once
+            slowest = time.perf_counter() - start
         errors = sum(pg.get_by_test_id("stException").count() for pg in tabs)
     finally:
         for c in contexts:

@@ -187,10 +187,13 @@ function draw(tab, div) {
   const layout = full ? Object.assign({}, f.layout, fullSize()) : f.layout;
   const config = Object.assign({}, next.config);
   if (config.displayModeBar !== false) {
-    config.modeBarButtonsToAdd = (config.modeBarButtonsToAdd || []).concat([{
+    // one button object per tab: plotly's react compares configs by reference there, and a new one would redraw
+    // the whole chart instead of what changed
+    tab.fullButton = tab.fullButton || {
       name: "fullscreen", title: "View fullscreen (Esc to leave)", icon: FULL_ICON,
       click: (gd) => fullscreen(tab, gd),
-    }]);
+    };
+    config.modeBarButtonsToAdd = (config.modeBarButtonsToAdd || []).concat([tab.fullButton]);
   }
   tab.plotly.then((P) => P.react(div, { data: f.data, layout: layout, frames: f.frames, config: config }));
 }

@@ -31,6 +31,8 @@ def test_a_knob_step_draws_each_changed_chart_once(server, page):
     wait_for_charts(page, 180_000)  # every dose chart drawn (so plotly is loaded), then the page finished
     wait_drawn(page, 180_000)
     page.evaluate(COUNT_DRAWINGS)
+    page.evaluate(f"""() => document.querySelectorAll("{CHART} .js-plotly-plot .main-svg")
+        .forEach(svg => {{ svg.__sbBefore = true; }})""")
     before = page.evaluate(CONTENTS)
     runs = page.evaluate("() => window.__runsEnded")
     thumb = slider_thumb(page, "Cost limit τ")
@@ -49,6 +51,9 @@ def test_a_knob_step_draws_each_changed_chart_once(server, page):
     assert all(n <= 1 for n, _ in drawings), f"a chart was drawn more than once for one step: {drawings}"
     assert all(n == 1 for (n, _), c in zip(drawings, changed, strict=True) if c), (drawings, changed)
     assert [n for n, scrub in drawings if scrub] == [0], "the scrub chart, the same for every τ, was drawn again"
+    kept = page.evaluate(f"""() => Array.from(document.querySelectorAll("{CHART} .js-plotly-plot"))
+        .map(gd => gd.querySelector(".main-svg").__sbBefore === true)""")
+    assert all(kept), f"a chart was built anew instead of updated in place (plotly's react saw a new config): {kept}"
 
 
 def test_a_chart_drawn_in_a_closed_tab_takes_its_width_when_the_tab_opens(server, page):
