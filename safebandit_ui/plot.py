@@ -45,9 +45,11 @@ BOX_CLASS = "sb-chart"
 """The class of the box that holds one chart (``.sb-chart .js-plotly-plot`` is the drawn chart)."""
 FULL_CLASS = "sb-full"
 """The class of a chart's box while it is shown fullscreen (its mode bar's button; Esc or the button again leaves)."""
+FULL_PAD = 24
+"""Pixels around a chart shown fullscreen (the box's padding here, the chart's size in the script)."""
 CSS = (f".{BOX_CLASS}.{FULL_CLASS} {{position: fixed; inset: 0; z-index: 1000100; background: #ffffff; "
-       f"padding: 24px; box-sizing: border-box; overflow: auto;}}")
-"""A box shown fullscreen covers the window, Streamlit's header included; its padding is the script's ``FULL_PAD``."""
+       f"padding: {FULL_PAD}px; box-sizing: border-box; overflow: auto;}}")
+"""A box shown fullscreen covers the window, Streamlit's header included."""
 
 _BODY_FONT = '"Source Sans", sans-serif'
 _TEXT = "#808495"
@@ -148,7 +150,7 @@ function shown(div) {
 }
 
 const FULL_CLASS = "@FULL@";
-const FULL_PAD = 24;  // px around a chart shown fullscreen
+const FULL_PAD = @PAD@;  // px around a chart shown fullscreen
 const FULL_ICON = {
   width: 1000, height: 1000,
   path: "M100 100h300v100h-200v200h-100zM600 100h300v300h-100v-200h-200zM100 600h100v200h200v100h-300z"
@@ -243,7 +245,7 @@ export default function (component) {
   if (shown(gd)) draw(tab, gd); else later(tab, gd);
   return forget;
 }
-""".replace("BOX", BOX_CLASS).replace("@FULL@", FULL_CLASS)
+""".replace("BOX", BOX_CLASS).replace("@FULL@", FULL_CLASS).replace("@PAD@", str(FULL_PAD))
 """The element's browser side: one plotly per tab; a new figure drawn at once in view, else when idle or seen. Its
 returned function, run when the chart leaves the page (another page, a new key), stops watching its box."""
 
@@ -271,7 +273,8 @@ def source(root: Path) -> Path:
     plotly.js version the Python plotly package ships (whose figures are made for that version), else that package's
     full bundle."""
     bundle = root / BUNDLE
-    return bundle if version(bundle) is not None and version(bundle) == version(FULL) else FULL
+    found = version(bundle)
+    return bundle if found is not None and found == version(FULL) else FULL
 
 
 def provide_script(root: Path | None = None) -> bool:
