@@ -353,7 +353,7 @@ class Run:
     family: Family
     settings: Any
     policies: tuple[str, ...]
-    raw: dict[str, np.ndarray]
+    raw: Mapping[str, np.ndarray]
     t_done: int
     device: str
     precision: str
@@ -456,7 +456,7 @@ def simulate(family: Family, settings: Any, device: str | None = None, chunk: in
                 pieces.setdefault(k, []).append(v)
             raw = {k: np.concatenate(v, axis=-1) for k, v in pieces.items()}
         else:
-            raw = chunk_.outputs if shardings is None else {k: v[:n_cells] for k, v in chunk_.outputs.items()}
+            raw = chunk_.joined if shardings is None else {k: v[:n_cells] for k, v in chunk_.outputs.items()}
         yield Run(family=family, settings=settings, policies=policies, raw=raw, t_done=chunk_.t_done,
                   device=dev_id, precision=precision, seconds=time.perf_counter() - start,
                   cells=None if cells is None else tuple(dict(c) for c in cells))

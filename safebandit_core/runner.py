@@ -24,7 +24,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, TypeVar
 
 import jax
@@ -72,8 +72,30 @@ class Chunk:
         return {k: np.concatenate(v, axis=-1) for k, v in self.pieces.items()}
 
     @property
+    def joined(self) -> Mapping[str, np.ndarray]:
+        """:attr:`outputs` as a mapping that joins the pieces only when first read: a caller that streams a run
+        and reads only its last chunk joins once, not once per chunk (a copy of everything so far each time)."""
+        return _Joined(self)
+
+    @property
     def done(self) -> bool:
         return self.t_done >= self.T
+
+
+class _Joined(Mapping[str, np.ndarray]):
+    """A chunk's outputs by name, joined on first read (:attr:`Chunk.joined`)."""
+
+    def __init__(self, chunk: Chunk) -> None:
+        self._chunk = chunk
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        return self._chunk.outputs[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._chunk.pieces)
+
+    def __len__(self) -> int:
+        return len(self._chunk.pieces)
 
     @property
     def fraction(self) -> float:
@@ -298,3 +320,11 @@ def final(chunks: Iterable[_Last]) -> _Last:
     if last is None:
         raise ValueError("a run of zero rounds has no results")
     return last
+
+
+def steady_seconds(stamps: list[float]) -> float | None:
+    """How long a chunked run takes once compiled, from the seconds at which each of its chunks was done: every chunk
+    has the same compiled length (the last one masked, ``pad_tail``), so the chunks after the first, which alone may
+    trace, compile or read its program from disk, time them all. None for a single chunk, which cannot tell the two
+    apart."""
+    return None if len(stamps) < 2 else (stamps[-1] - stamps[0]) * len(stamps) / (len(stamps) - 1)

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from . import families
+from . import families, runner
 from . import model as M
 from .settings import SettingsError
 
@@ -80,9 +80,8 @@ def grid(settings: Any, field: str | None = None, device: str | None = None) -> 
 
 
 def timed_grid(settings: Any, field: str | None = None, device: str | None = None) -> tuple[M.Run, float | None]:
-    """:func:`grid`, and the seconds it takes once compiled: every chunk has the same compiled length (the
-    last one masked), so the chunks after the first, which alone may trace, compile or read its program from
-    disk, time them all. None for a single chunk, which cannot tell the two apart."""
+    """:func:`grid`, and the seconds it takes once compiled (:func:`safebandit_core.runner.steady_seconds`; None for a
+    single chunk)."""
     family = families.of(settings)
     axis = axis_of(family, field)
     cells = [{axis.field: float(v)} for v in axis.values]
@@ -90,8 +89,7 @@ def timed_grid(settings: Any, field: str | None = None, device: str | None = Non
     for run in M.simulate(family, settings, device, chunk=CHUNK, cells=cells, pad_tail=True):
         stamps.append(run.seconds)
     assert run is not None, "a run yields at least one chunk"
-    steady = None if len(stamps) < 2 else (stamps[-1] - stamps[0]) * len(stamps) / (len(stamps) - 1)
-    return run, steady
+    return run, runner.steady_seconds(stamps)
 
 
 def shown_rounds(T: int, points: int = MAX_POINTS) -> np.ndarray:

@@ -45,6 +45,26 @@ def _simulate(settings: Any, device: str, chunk: int) -> Any:
     return families.simulate(settings, device, chunk, pad_tail=True)
 
 
+def _timed(chunks: Any, stamps: list[float]) -> Run:
+    """Drive a run's chunks to the end, noting when each was done (its ``seconds``) in ``stamps``."""
+    last = None
+    for last in chunks:
+        stamps.append(last.seconds)
+    if last is None:
+        raise ValueError("a run of zero rounds has no results")
+    return last
+
+
+def _learn(shared: store.Store, kind: str, units: int, stamps: list[float]) -> None:
+    """Teach the store how fast ``kind`` runs once compiled (:func:`safebandit_core.runner.steady_seconds`): a run
+    that compiled, read its program from disk or ran beside the warm-up's compilations would otherwise make the next
+    short runs of the kind look long, and stream them with a progress bar (a mean-variance step took 0.2 s longer).
+    A single chunk cannot tell compiling from running, so it teaches nothing."""
+    steady = runner.steady_seconds(stamps)
+    if steady is not None:
+        shared.learn(kind, units, steady)
+
+
 def run(settings: Any, ctx: shell.RunContext, redraw: Callable[[Run], None] | None = None, extra: Any = None,
         simulate: Callable[..., Any] | None = None) -> tuple[Run, bool, float]:
     """The finished run of ``settings`` on the sidebar's device; returns (run, from_store, seconds to compute).
@@ -67,23 +87,24 @@ def run(settings: Any, ctx: shell.RunContext, redraw: Callable[[Run], None] | No
     live = redraw is not None and (estimate > LIVE_AFTER_S if estimate is not None else units > SHORT_WORK)
 
     def compute() -> Run:
-        start = time.perf_counter()
+        stamps: list[float] = []
         if not live:
             with progress.container(), st.spinner(COMPILING if estimate is None else "Running…"):
-                last = runner.final(sim(settings, ctx.device, PAGE_CHUNK))
+                last = _timed(sim(settings, ctx.device, PAGE_CHUNK), stamps)
         else:
             note.info(LONG_RUN, icon=":material/hourglass:")
             bar = progress.progress(0.0, text=COMPILING if estimate is None else "Starting…")
             drawn = time.perf_counter()
             last = None
             for last in sim(settings, ctx.device, PAGE_CHUNK):
+                stamps.append(last.seconds)
                 bar.progress(last.fraction, text=f"Round {last.t_done:,} of {settings.T:,}")
                 if not last.done and time.perf_counter() - drawn > REDRAW_EVERY_S:
                     redraw(last)
                     drawn = time.perf_counter()
             progress.empty()
         assert last is not None, "a run yields at least one chunk"
-        shared.learn(kind, units, time.perf_counter() - start)
+        _learn(shared, kind, units, stamps)
         return last
 
     entry, stored = shared.get_or_compute(key, compute, heavy=units > store.HEAVY_WORK,
@@ -100,9 +121,9 @@ def warm(settings: Any, device: str, extra: Any = None, simulate: Callable[..., 
     kind, units = getattr(settings, "KIND", type(settings).__name__), store.work(settings)
 
     def compute() -> Run:
-        start = time.perf_counter()
-        last = runner.final(sim(settings, device, PAGE_CHUNK))
-        shared.learn(kind, units, time.perf_counter() - start)
+        stamps: list[float] = []
+        last = _timed(sim(settings, device, PAGE_CHUNK), stamps)
+        _learn(shared, kind, units, stamps)
         return last
 
     _, stored = shared.get_or_compute(store.key_of(settings, device, extra), compute, heavy=units > store.HEAVY_WORK)

@@ -63,6 +63,10 @@ def test_chunking_changes_nothing(case):
     for k, v in run.outputs.items():  # a chunk is another compiled scan length: 1e-12 relative, as a padded tail
         np.testing.assert_allclose(chunks[-1].outputs[k].astype(np.float64), v.astype(np.float64), rtol=1e-12,
                                    atol=1e-12, err_msg=k)
+    for c in chunks:  # each chunk joins its pieces when first read, after the later chunks exist: its own rounds only
+        assert {k: v.shape[-1] for k, v in c.raw.items()} == dict.fromkeys(c.raw, c.t_done)
+        for k, v in c.raw.items():
+            np.testing.assert_array_equal(v, chunks[-1].raw[k][..., :c.t_done], err_msg=f"{k} at {c.t_done}")
 
 
 def test_tidy_and_summary_schemas(case):

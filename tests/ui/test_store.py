@@ -195,3 +195,26 @@ def test_a_learned_speed_is_an_average_or_the_fastest_seen():
     s.learn("scrub:dose", 100, 1.0, fastest=True)
     s.learn("scrub:dose", 100, 2.0, fastest=True)
     assert s.estimate("scrub:dose", 10) == 0.1
+
+
+def test_a_run_teaches_the_store_its_speed_once_compiled_not_its_first_chunk(monkeypatch):
+    """Chunks done at 5, 6 and 7 s: the first alone may have compiled (or run beside the warm-up's compilations),
+    so the run's speed is 3 s, not 7; a single chunk cannot tell compiling from running and teaches nothing (a
+    compile-inflated speed streamed the next short runs of the kind with a progress bar)."""
+    from types import SimpleNamespace
+
+    from safebandit_core.meanvar.settings import MVSettings
+    from safebandit_ui import live
+
+    shared = store.Store(max_bytes=MB)
+    monkeypatch.setattr(live.store, "store", lambda: shared)
+    s = MVSettings(T=50, seeds=2).validate()
+    units = store.work(s)
+
+    def chunks(*stamps: float):
+        return lambda settings, device, chunk: iter([SimpleNamespace(seconds=t) for t in stamps])
+
+    assert live.warm(s, "cpu", extra="one chunk", simulate=chunks(4.0))
+    assert shared.estimate(s.KIND, units) is None
+    assert live.warm(s, "cpu", extra="three chunks", simulate=chunks(5.0, 6.0, 7.0))
+    assert shared.estimate(s.KIND, units) == 3.0
