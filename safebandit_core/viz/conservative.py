@@ -86,14 +86,36 @@ def thin(frame: pd.DataFrame, value: str, max_points: int = MAX_TRACE_POINTS) ->
     agg = frame.groupby(["policy", "t"], observed=True)[value].agg(["min", "max"]).reset_index()
     buckets = max(1, (max_points - 2) // 2)
     keep = np.zeros(len(frame), dtype=bool)
+    t = frame["t"].to_numpy()
     for policy, part in agg.groupby("policy", observed=True, sort=False):
         n = len(part)
-        stretch = pd.DataFrame({"b": np.arange(n) * buckets // max(n, 1), "lo": part["min"].to_numpy(),
-                                "hi": part["max"].to_numpy()})
-        rows = np.unique(np.concatenate([stretch.groupby("b")["lo"].idxmin().to_numpy(),
-                                         stretch.groupby("b")["hi"].idxmax().to_numpy(), [0, n - 1]]))
-        keep |= ((frame["policy"] == policy) & frame["t"].isin(part["t"].to_numpy()[rows])).to_numpy()
+        stretch = np.arange(n) * buckets // max(n, 1)
+        rows = np.unique(np.concatenate([_first_extreme(part["min"].to_numpy(dtype=float), stretch, np.fmin),
+                                         _first_extreme(part["max"].to_numpy(dtype=float), stretch, np.fmax),
+                                         [0, n - 1]]))
+        keep |= (frame["policy"] == policy).to_numpy() & _among(t, part["t"].to_numpy()[rows])
     return frame[keep]
+
+
+def _first_extreme(values: np.ndarray, stretch: np.ndarray, pick: np.ufunc) -> np.ndarray:
+    """Per stretch (``stretch``: sorted stretch numbers, one per value), the index of the first value equal to the
+    stretch's extreme under ``pick`` (``np.fmin``, ``np.fmax``: NaN skipped; a stretch of NaN alone has none)."""
+    starts = np.flatnonzero(np.r_[True, stretch[1:] != stretch[:-1]])
+    extreme = pick.reduceat(values, starts)
+    where = np.where(values == np.repeat(extreme, np.diff(np.r_[starts, len(values)])), np.arange(len(values)),
+                     len(values))
+    first = np.minimum.reduceat(where, starts)
+    return first[first < len(values)]
+
+
+def _among(t: np.ndarray, kept: np.ndarray) -> np.ndarray:
+    """Whether each round of ``t`` is one of ``kept``: a lookup table for rounds numbered from 0 or 1 (a hash of
+    the kept rounds costs ten times more on a frame of every round), else a set test."""
+    if t.dtype.kind in "iu" and len(t) and t.min() >= 0 and t.max() <= 4 * len(t):
+        table = np.zeros(int(t.max()) + 1, dtype=bool)
+        table[kept] = True
+        return table[t]
+    return np.isin(t, kept)
 
 
 def _baseline_rows(frame: pd.DataFrame) -> pd.DataFrame:
@@ -181,8 +203,9 @@ def negative_slack(frame: pd.DataFrame, baseline_col: str = "baseline_line") -> 
     """
     frame = shown(frame)
     rows = []
+    read = frame[["policy", "seed", "t", "slack", baseline_col]]  # a policy's rows of these alone: no copy of the rest
     for lab in (labels_of(frame) if not frame.empty else []):
-        part = frame[frame["policy"] == lab]
+        part = read[(read["policy"] == lab).to_numpy()]
         tol = NEG_TOL * np.maximum(1.0, np.abs(part[baseline_col].to_numpy(dtype=float)))
         neg = part["slack"].to_numpy(dtype=float) < -tol
         first = int(part["t"].to_numpy()[neg].min()) if neg.any() else 0
