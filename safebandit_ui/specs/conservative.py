@@ -95,7 +95,7 @@ def check(s: ConservativeSettings) -> None:
 
 def views(run: Run) -> model_page.Views:
     """The per-round frame of the charted fields, the summary, and the best arm's mean."""
-    return {"frame": families.tidy(run, FIELDS), "summary": families.summary(run),
+    return {"frame": vc.chart_frame(families.tidy(run, FIELDS)), "summary": families.summary(run),
             "best": cb.make_instance(run.settings).best}
 
 

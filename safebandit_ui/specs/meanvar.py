@@ -64,7 +64,8 @@ def check(s: MVSettings) -> None:
 
 def views(run: Run) -> model_page.Views:
     """The per-round frame of the charted fields, the summary and the per-arm pulls."""
-    return {"frame": families.tidy(run, FIELDS), "summary": families.summary(run), "arms": mv.arm_table(run)}
+    return {"frame": vc.chart_frame(families.tidy(run, FIELDS)), "summary": families.summary(run),
+            "arms": mv.arm_table(run)}
 
 
 def figures(s: MVSettings, v: model_page.Views, zoom: float) -> model_page.Figures:
