@@ -59,10 +59,13 @@ def _learn(shared: store.Store, kind: str, units: int, stamps: list[float]) -> N
     """Teach the store how fast ``kind`` runs once compiled (:func:`safebandit_core.runner.steady_seconds`): a run
     that compiled, read its program from disk or ran beside the warm-up's compilations would otherwise make the next
     short runs of the kind look long, and stream them with a progress bar (a mean-variance step took 0.2 s longer).
-    A single chunk cannot tell compiling from running, so it teaches nothing."""
+    A single chunk cannot tell compiling from running: its time is only a bound, which the next measured speed
+    replaces."""
     steady = runner.steady_seconds(stamps)
     if steady is not None:
         shared.learn(kind, units, steady)
+    else:
+        shared.learn(kind, units, stamps[-1], bound=True)
 
 
 def run(settings: Any, ctx: shell.RunContext, redraw: Callable[[Run], None] | None = None, extra: Any = None,

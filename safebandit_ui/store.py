@@ -107,20 +107,29 @@ class Store:
         self.heavy_waiting = 0
         self.computed = 0
         self.rates: dict[str, float] = {}
+        self._bounds: set[str] = set()  # kinds whose speed is only a bound so far (``learn(..., bound=True)``)
 
     def estimate(self, kind: str, units: int) -> float | None:
         """Seconds a run of ``units`` work units of ``kind`` should take, from the last one computed (None: unknown)."""
         rate = self.rates.get(kind)
         return None if rate is None else rate * units
 
-    def learn(self, kind: str, units: int, seconds: float, fastest: bool = False) -> None:
+    def learn(self, kind: str, units: int, seconds: float, fastest: bool = False, bound: bool = False) -> None:
         """Remember how fast ``kind`` ran (seconds per work unit): a moving average, or with ``fastest`` the
-        quickest seen (a first run that compiled, or read its program from disk, then counts only until the next)."""
+        quickest seen (a first run that compiled, or read its program from disk, then counts only until the next).
+        With ``bound`` the time may include compiling (a run of one chunk cannot tell): it stands only while nothing
+        better is known, and the next measured speed replaces it instead of being averaged with it."""
         rate = seconds / max(units, 1)
         with self._lock:
             old = self.rates.get(kind)
-            if old is None:
+            if bound:
+                if old is None or kind in self._bounds:
+                    self.rates[kind] = rate if old is None else min(old, rate)
+                    self._bounds.add(kind)
+                return
+            if old is None or kind in self._bounds:
                 self.rates[kind] = rate
+                self._bounds.discard(kind)
             else:
                 self.rates[kind] = min(old, rate) if fastest else 0.5 * (old + rate)
 

@@ -199,8 +199,8 @@ def test_a_learned_speed_is_an_average_or_the_fastest_seen():
 
 def test_a_run_teaches_the_store_its_speed_once_compiled_not_its_first_chunk(monkeypatch):
     """Chunks done at 5, 6 and 7 s: the first alone may have compiled (or run beside the warm-up's compilations),
-    so the run's speed is 3 s, not 7; a single chunk cannot tell compiling from running and teaches nothing (a
-    compile-inflated speed streamed the next short runs of the kind with a progress bar)."""
+    so the run's speed is 3 s, not 7 (a compile-inflated speed streamed the next short runs of the kind with a
+    progress bar); a single chunk cannot tell compiling from running, so its time is only a bound."""
     from types import SimpleNamespace
 
     from safebandit_core.meanvar.settings import MVSettings
@@ -215,6 +215,10 @@ def test_a_run_teaches_the_store_its_speed_once_compiled_not_its_first_chunk(mon
         return lambda settings, device, chunk: iter([SimpleNamespace(seconds=t) for t in stamps])
 
     assert live.warm(s, "cpu", extra="one chunk", simulate=chunks(4.0))
-    assert shared.estimate(s.KIND, units) is None
+    assert shared.estimate(s.KIND, units) == 4.0, "a bound, so that the next run of the kind is not called compiling"
     assert live.warm(s, "cpu", extra="three chunks", simulate=chunks(5.0, 6.0, 7.0))
-    assert shared.estimate(s.KIND, units) == 3.0
+    assert shared.estimate(s.KIND, units) == 3.0, "the measured speed replaces the bound, not averaged with it"
+    assert live.warm(s, "cpu", extra="another single chunk", simulate=chunks(1.0))
+    assert shared.estimate(s.KIND, units) == 3.0, "a bound does not move a measured speed"
+    assert live.warm(s, "cpu", extra="slower", simulate=chunks(0.0, 5.0))
+    assert shared.estimate(s.KIND, units) == 6.5, "measured speeds are averaged: (3 + 10) / 2"
