@@ -456,7 +456,10 @@ def simulate(family: Family, settings: Any, device: str | None = None, chunk: in
                 pieces.setdefault(k, []).append(v)
             raw = {k: np.concatenate(v, axis=-1) for k, v in pieces.items()}
         else:
-            raw = chunk_.joined if shardings is None else {k: v[:n_cells] for k, v in chunk_.outputs.items()}
+            if shardings is not None:
+                raw = {k: v[:n_cells] for k, v in chunk_.outputs.items()}
+            else:  # a chunk before the last joins its rounds only if read; the finished run holds them (a dict)
+                raw = chunk_.outputs if chunk_.done else chunk_.joined
         yield Run(family=family, settings=settings, policies=policies, raw=raw, t_done=chunk_.t_done,
                   device=dev_id, precision=precision, seconds=time.perf_counter() - start,
                   cells=None if cells is None else tuple(dict(c) for c in cells))

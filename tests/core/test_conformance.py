@@ -9,7 +9,7 @@ import json
 import numpy as np
 import pytest
 
-from safebandit_core import families, model, settings
+from safebandit_core import families, memo, model, settings
 
 SMALL = {kind: f.example for kind, f in families.FAMILIES.items()}
 """The small run every registered family declares (``Family.example``)."""
@@ -63,6 +63,8 @@ def test_chunking_changes_nothing(case):
     for k, v in run.outputs.items():  # a chunk is another compiled scan length: 1e-12 relative, as a padded tail
         np.testing.assert_allclose(chunks[-1].outputs[k].astype(np.float64), v.astype(np.float64), rtol=1e-12,
                                    atol=1e-12, err_msg=k)
+    assert isinstance(chunks[-1].raw, dict), "the finished run holds its rounds, which the store counts in its budget"
+    assert memo.nbytes(chunks[-1]) >= sum(v.nbytes for v in chunks[-1].raw.values()) > 0
     for c in chunks:  # each chunk joins its pieces when first read, after the later chunks exist: its own rounds only
         assert {k: v.shape[-1] for k, v in c.raw.items()} == dict.fromkeys(c.raw, c.t_done)
         for k, v in c.raw.items():

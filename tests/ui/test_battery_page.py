@@ -225,7 +225,8 @@ def test_the_settings_live_in_the_url():
 
 
 def test_a_long_replay_streams_its_charts_and_ends_on_the_final_ones(monkeypatch):
-    monkeypatch.setattr(live, "SHORT_WORK", 0)
+    monkeypatch.setattr(live, "SHORT_WORK", 0)  # streamed whether this process's store knows the model's speed or not
+    monkeypatch.setattr(live, "LIVE_AFTER_S", 0.0)
     monkeypatch.setattr(live, "REDRAW_EVERY_S", 0.0)
     suffixes, draw = [], pagekit.draw_charts
     monkeypatch.setattr(pagekit, "draw_charts", lambda slots, figs, suffix="": (suffixes.append(suffix),
