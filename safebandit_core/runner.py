@@ -322,6 +322,18 @@ def final(chunks: Iterable[_Last]) -> _Last:
     return last
 
 
+def timed_final(runs: Iterable[Any]) -> tuple[Any, float | None]:
+    """Drive a chunked run (each chunk a :class:`safebandit_core.model.Run` with its ``seconds`` so far) to its end:
+    its last chunk, and how long the run takes once compiled (:func:`steady_seconds`; None for a single chunk)."""
+    stamps = []
+    last = None
+    for last in runs:
+        stamps.append(last.seconds)
+    if last is None:
+        raise ValueError("a run of zero rounds has no results")
+    return last, steady_seconds(stamps)
+
+
 def steady_seconds(stamps: list[float]) -> float | None:
     """How long a chunked run takes once compiled, from the seconds at which each of its chunks was done: every chunk
     has the same compiled length (the last one masked, ``pad_tail``), so the chunks after the first, which alone may

@@ -85,11 +85,7 @@ def timed_grid(settings: Any, field: str | None = None, device: str | None = Non
     family = families.of(settings)
     axis = axis_of(family, field)
     cells = [{axis.field: float(v)} for v in axis.values]
-    stamps, run = [], None
-    for run in M.simulate(family, settings, device, chunk=CHUNK, cells=cells, pad_tail=True):
-        stamps.append(run.seconds)
-    assert run is not None, "a run yields at least one chunk"
-    return run, runner.steady_seconds(stamps)
+    return runner.timed_final(M.simulate(family, settings, device, chunk=CHUNK, cells=cells, pad_tail=True))
 
 
 def shown_rounds(T: int, points: int = MAX_POINTS) -> np.ndarray:

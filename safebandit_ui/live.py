@@ -45,27 +45,16 @@ def _simulate(settings: Any, device: str, chunk: int) -> Any:
     return families.simulate(settings, device, chunk, pad_tail=True)
 
 
-def _timed(chunks: Any, stamps: list[float]) -> Run:
-    """Drive a run's chunks to the end, noting when each was done (its ``seconds``) in ``stamps``."""
-    last = None
-    for last in chunks:
-        stamps.append(last.seconds)
-    if last is None:
-        raise ValueError("a run of zero rounds has no results")
-    return last
-
-
-def _learn(shared: store.Store, kind: str, units: int, stamps: list[float]) -> None:
+def _learn(shared: store.Store, kind: str, units: int, seconds: float, steady: float | None) -> None:
     """Teach the store how fast ``kind`` runs once compiled (:func:`safebandit_core.runner.steady_seconds`): a run
     that compiled, read its program from disk or ran beside the warm-up's compilations would otherwise make the next
     short runs of the kind look long, and stream them with a progress bar (a mean-variance step took 0.2 s longer).
-    A single chunk cannot tell compiling from running: its time is only a bound, which the next measured speed
-    replaces."""
-    steady = runner.steady_seconds(stamps)
+    A single chunk cannot tell compiling from running (``steady`` None): its time, ``seconds``, is only a bound,
+    which the next measured speed replaces."""
     if steady is not None:
         shared.learn(kind, units, steady)
     else:
-        shared.learn(kind, units, stamps[-1], bound=True)
+        shared.learn(kind, units, seconds, bound=True)
 
 
 def run(settings: Any, ctx: shell.RunContext, redraw: Callable[[Run], None] | None = None, extra: Any = None,
@@ -90,15 +79,14 @@ def run(settings: Any, ctx: shell.RunContext, redraw: Callable[[Run], None] | No
     live = redraw is not None and (estimate > LIVE_AFTER_S if estimate is not None else units > SHORT_WORK)
 
     def compute() -> Run:
-        stamps: list[float] = []
         if not live:
             with progress.container(), st.spinner(COMPILING if estimate is None else "Running…"):
-                last = _timed(sim(settings, ctx.device, PAGE_CHUNK), stamps)
+                last, steady = runner.timed_final(sim(settings, ctx.device, PAGE_CHUNK))
         else:
             note.info(LONG_RUN, icon=":material/hourglass:")
             bar = progress.progress(0.0, text=COMPILING if estimate is None else "Starting…")
             drawn = time.perf_counter()
-            last = None
+            last, stamps = None, []
             for last in sim(settings, ctx.device, PAGE_CHUNK):
                 stamps.append(last.seconds)
                 bar.progress(last.fraction, text=f"Round {last.t_done:,} of {settings.T:,}")
@@ -106,8 +94,9 @@ def run(settings: Any, ctx: shell.RunContext, redraw: Callable[[Run], None] | No
                     redraw(last)
                     drawn = time.perf_counter()
             progress.empty()
+            steady = runner.steady_seconds(stamps)
         assert last is not None, "a run yields at least one chunk"
-        _learn(shared, kind, units, stamps)
+        _learn(shared, kind, units, last.seconds, steady)
         return last
 
     entry, stored = shared.get_or_compute(key, compute, heavy=units > store.HEAVY_WORK,
@@ -124,9 +113,8 @@ def warm(settings: Any, device: str, extra: Any = None, simulate: Callable[..., 
     kind, units = getattr(settings, "KIND", type(settings).__name__), store.work(settings)
 
     def compute() -> Run:
-        stamps: list[float] = []
-        last = _timed(sim(settings, device, PAGE_CHUNK), stamps)
-        _learn(shared, kind, units, stamps)
+        last, steady = runner.timed_final(sim(settings, device, PAGE_CHUNK))
+        _learn(shared, kind, units, last.seconds, steady)
         return last
 
     _, stored = shared.get_or_compute(store.key_of(settings, device, extra), compute, heavy=units > store.HEAVY_WORK)

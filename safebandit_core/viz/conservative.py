@@ -231,14 +231,16 @@ def slack_figure(
     title: str = "Slack Σ r_s − (1 − α)·μ₀·t (the constraint holds while it stays ≥ 0)",
     y_title: str = "slack",
     max_points: int = MAX_TRACE_POINTS,
+    negative: pd.DataFrame | None = None,
 ) -> go.Figure:
     """One row per policy: slack over time (mean over runs, min–max band) with the zero line drawn.
 
     Where a policy's slack went below zero, a red cross marks the first such round (at that
-    round's smallest slack) and the row's title says in how many runs it happened.
+    round's smallest slack) and the row's title says in how many runs it happened. ``negative``: the frame's
+    :func:`negative_slack` where the caller already has it (a page computes it once per run for its sentence too).
     """
     frame = shown(frame)
-    neg = negative_slack(frame, baseline_col)
+    neg = negative_slack(frame, baseline_col) if negative is None else negative
     part = thin(frame, "slack", max_points)
     colors = colors_for(neg["policy"].tolist())
     traces: list[go.Scatter] = []

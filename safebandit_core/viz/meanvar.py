@@ -50,10 +50,12 @@ def negative_slack(frame: pd.DataFrame) -> pd.DataFrame:
     return vc.negative_slack(frame, baseline_col="baseline")
 
 
-def slack_figure(frame: pd.DataFrame) -> go.Figure:
-    """One row per policy: slack t·MV̂_t − (1 − α)·MV₀·t with the zero line and the first round below it marked."""
+def slack_figure(frame: pd.DataFrame, negative: pd.DataFrame | None = None) -> go.Figure:
+    """One row per policy: slack t·MV̂_t − (1 − α)·MV₀·t with the zero line and the first round below it marked
+    (``negative``: the frame's :func:`negative_slack`, where the caller already has it)."""
     return vc.slack_figure(frame, baseline_col="baseline",
-                           title="Slack t·MV̂ₜ − (1 − α)·MV₀·t (the constraint holds while it stays ≥ 0)")
+                           title="Slack t·MV̂ₜ − (1 − α)·MV₀·t (the constraint holds while it stays ≥ 0)",
+                           negative=negative)
 
 
 def default_pulls_figure(frame: pd.DataFrame, band: str = "minmax") -> go.Figure:

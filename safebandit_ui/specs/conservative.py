@@ -94,8 +94,10 @@ def check(s: ConservativeSettings) -> None:
 
 
 def views(run: Run) -> model_page.Views:
-    """The per-round frame of the charted fields, the summary, and the best arm's mean."""
-    return {"frame": vc.chart_frame(families.tidy(run, FIELDS)), "summary": families.summary(run),
+    """The per-round frame of the charted fields, its slack table (for the chart and the sentence), the summary, and
+    the best arm's mean."""
+    frame = vc.chart_frame(families.tidy(run, FIELDS))
+    return {"frame": frame, "negative": vc.negative_slack(frame), "summary": families.summary(run),
             "best": cb.make_instance(run.settings).best}
 
 
@@ -104,7 +106,7 @@ def figures(s: ConservativeSettings, v: model_page.Views, zoom: float) -> model_
     frame, best, window = v["frame"], v["best"], vc.early_window(s.T, zoom / 100)
     return model_page.Figures(regret=lambda: vc.regret_figure(frame, best),
                               zoom=lambda: vc.zoom_figure(frame, best, window), reward=lambda: vc.reward_figure(frame),
-                              slack=lambda: vc.slack_figure(frame),
+                              slack=lambda: vc.slack_figure(frame, negative=v["negative"]),
                               default_pulls=lambda: vc.default_pulls_figure(frame))
 
 
@@ -160,7 +162,7 @@ def texts(slots: model_page.Slots, s: ConservativeSettings, v: model_page.Views,
     frame, summary, base = v["frame"], v["summary"], BASELINE[s.problem]
     if "zoom_note" in slots:
         slots["zoom_note"].caption(vc.zoom_sentence(frame, v["best"], vc.early_window(s.T, zoom / 100)))
-    slots["slack_note"].markdown(captions.slack_runs(vc.negative_slack(frame)))
+    slots["slack_note"].markdown(captions.slack_runs(v["negative"]))
     if {"gencb", base} <= set(summary["policy"]):
         slots["regret_note"].markdown(captions.regret_verdict(summary, "gencb", base, s.seeds, s.K))
         if "pulls_note" in slots:

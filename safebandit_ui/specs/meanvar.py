@@ -63,8 +63,10 @@ def check(s: MVSettings) -> None:
 
 
 def views(run: Run) -> model_page.Views:
-    """The per-round frame of the charted fields, the summary and the per-arm pulls."""
-    return {"frame": vc.chart_frame(families.tidy(run, FIELDS)), "summary": families.summary(run),
+    """The per-round frame of the charted fields, its slack table (for the chart and the sentence), the summary and
+    the per-arm pulls."""
+    frame = vc.chart_frame(families.tidy(run, FIELDS))
+    return {"frame": frame, "negative": vm.negative_slack(frame), "summary": families.summary(run),
             "arms": mv.arm_table(run)}
 
 
@@ -72,7 +74,8 @@ def figures(s: MVSettings, v: model_page.Views, zoom: float) -> model_page.Figur
     """The charts of the result sections, by slot name (each built when first drawn)."""
     frame, best, window = v["frame"], mv.best_mv(s), vc.early_window(s.T, zoom / 100)
     return model_page.Figures(regret=lambda: vm.regret_figure(frame, best),
-                              zoom=lambda: vm.zoom_figure(frame, best, window), slack=lambda: vm.slack_figure(frame),
+                              zoom=lambda: vm.zoom_figure(frame, best, window),
+                              slack=lambda: vm.slack_figure(frame, v["negative"]),
                               default_pulls=lambda: vm.default_pulls_figure(frame),
                               arms=lambda: vm.arms_figure(v["arms"], s.rho, LABELS))
 
@@ -146,8 +149,7 @@ def verdict(neg: pd.DataFrame) -> None:
 
 def texts(slots: model_page.Slots, s: MVSettings, v: model_page.Views, zoom: float) -> None:
     """What the slack did against the condition, the verdict, and the comparisons, each computed from this run."""
-    frame, summary = v["frame"], v["summary"]
-    neg = vm.negative_slack(frame)
+    frame, summary, neg = v["frame"], v["summary"], v["negative"]
     slots["condition"].markdown(vm.condition_sentence(assumption_ok(s.alpha, s.mu0, s.rho), need(s.alpha, s.mu0),
                                                       s.rho, neg, LABELS["mvcucb"]))
     with slots["verdict"]:
