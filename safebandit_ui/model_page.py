@@ -21,7 +21,7 @@ from safebandit_core import families
 from safebandit_core.fields import Field
 from safebandit_core.model import Family, Run
 
-from . import downloads, forms, links, live, pagekit, pins, scrub, shell, tools
+from . import ahead, downloads, forms, links, live, pagekit, pins, scrub, shell, tools
 
 Views = dict[str, Any]
 """What a page reads from a finished run (its tidy frame, its summary, ...), built once per run; ``summary``
@@ -236,3 +236,27 @@ def render(kind: str, title: str, intro: str) -> None:
         downloads.downloads(s, lambda: families.tidy(run), spec.stem(s), spec.key_prefix, summary=views["summary"],
                             figures=lambda: saved(s, views, state), extra=lambda: pins.export(kind),
                             device=run.device, precision=run.precision)
+        compute_ahead(family, spec, s, ctx, slots, state)
+
+
+AHEAD_KEY = "ahead_{}"
+"""Session state: the knob values of a model page's last run (which way the visitor moves the knob)."""
+
+
+def compute_ahead(family: Family, spec: Spec, s: Any, ctx: shell.RunContext, slots: Slots, state: Any) -> None:
+    """Queue the runs one knob step from ``s`` (:mod:`.ahead`), each with the views and charts this page would draw
+    from it in this session (its zoom and open sections; with pins on, the charts are drawn over copies, so only
+    the views and figures are made)."""
+    key = AHEAD_KEY.format(family.kind)
+    previous = st.session_state.get(key)
+    st.session_state[key] = ahead.knob_values(family, s)
+    names, pinned = dict.fromkeys(slots), pins.pinned(family.kind)
+
+    def prepare(n: Any, run: Run) -> None:
+        views = pagekit.per_run(run, "views", lambda: spec.views(run))
+        figures = pagekit.per_run(run, ("figures", state), lambda: spec.figures(n, views, state))
+        if not pinned:
+            for fig in shown(names, figures).values():
+                pagekit.encode_ahead(fig)
+
+    ahead.after(s, ctx.device, previous, prepare)

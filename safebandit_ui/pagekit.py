@@ -123,6 +123,14 @@ def serialised(fig: go.Figure, keep: bool = True) -> Serialised:
     return _serialised().get(id(fig), lambda: (fig, Serialised(compact(fig.to_dict()))))[1]
 
 
+def encode_ahead(fig: go.Figure) -> None:
+    """Make now what :func:`chart` sends for the shared ``fig`` (its dict, and its JSON where the own element draws),
+    so a later drawing only sends it (:mod:`.ahead`)."""
+    made = serialised(fig)
+    if plot.served():
+        made.text()
+
+
 def chart(container: Any, fig: go.Figure, key: str, keep: bool = True, **kwargs: Any) -> Any:
     """``fig`` drawn in ``container`` under ``key`` by the app's chart element (:func:`.plot.chart`; ``kwargs`` as for
     ``st.plotly_chart``), sent as :func:`serialised` makes it (``keep``: the figure is shared, drawn again on later

@@ -133,6 +133,11 @@ class Store:
             else:
                 self.rates[kind] = min(old, rate) if fastest else 0.5 * (old + rate)
 
+    def busy(self) -> bool:
+        """Whether a run is being computed now, for a page or in the background (what :mod:`.ahead` waits out)."""
+        with self._lock:
+            return bool(self._computing)
+
     @property
     def nbytes(self) -> int:
         """The bytes held now, as last measured (at most ``max_bytes``)."""

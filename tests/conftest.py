@@ -13,6 +13,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 os.environ.setdefault("SAFEBANDIT_WARMUP", "0")
+os.environ.setdefault("SAFEBANDIT_AHEAD", "0")  # safebandit_ui.ahead.OFF_ENV: a test counts only the runs it asks for
 
 from tests.xlaflags import with_test_flags  # noqa: E402
 

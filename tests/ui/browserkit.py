@@ -76,13 +76,14 @@ def server_env(env: dict[str, str] | None = None, as_app: bool = False) -> dict[
     """The environment a server starts with: this process's, the repository on ``PYTHONPATH``, then ``env``.
 
     A test server compiles at the test servers' XLA level (``SERVER_XLA_FLAGS``, tests/xlaflags.py), its large runs
-    at XLA's full level (``LARGE_RUN_ROUNDS``), and runs the warm-up only when ``env`` turns it on (the suite's
-    default is off). ``as_app`` starts it as ``make run`` does instead, for ``make bench``: XLA's default level and
-    the warm-up on, whatever this process inherited."""
+    at XLA's full level (``LARGE_RUN_ROUNDS``), and runs the warm-up and computes ahead only when ``env`` turns them
+    on (the suite's default is off). ``as_app`` starts it as ``make run`` does instead, for ``make bench``: XLA's
+    default level, the warm-up and computing ahead on, whatever this process inherited."""
     out = {**os.environ, "PYTHONPATH": str(ROOT)}
     if as_app:
         out["XLA_FLAGS"] = out.get("XLA_FLAGS", "").replace(TEST_XLA_FLAGS, "").replace(SERVER_XLA_FLAGS, "").strip()
         out["SAFEBANDIT_WARMUP"] = "1"  # safebandit_ui.warmup.OFF_ENV
+        out["SAFEBANDIT_AHEAD"] = "1"  # safebandit_ui.ahead.OFF_ENV
         out.pop(FULL_OPT_ENV, None)
     else:
         out["XLA_FLAGS"] = with_server_flags(out.get("XLA_FLAGS", ""))

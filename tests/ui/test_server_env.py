@@ -17,6 +17,7 @@ def test_a_test_server_compiles_at_the_servers_level_and_keeps_the_suites_warm_u
     env = server_env()
     assert SERVER_XLA_FLAGS in env["XLA_FLAGS"] and TEST_XLA_FLAGS not in env["XLA_FLAGS"]
     assert env["SAFEBANDIT_WARMUP"] == "0"  # tests/conftest.py: tests time only what they run
+    assert env["SAFEBANDIT_AHEAD"] == "0"  # ... and count only the runs they ask for
     assert FULL_OPT_ENV == runner.FULL_OPT_ENV and env[FULL_OPT_ENV] == str(LARGE_RUN_ROUNDS)
     assert server_env({"SAFEBANDIT_WARMUP": "1"})["SAFEBANDIT_WARMUP"] == "1"
 
@@ -25,6 +26,7 @@ def test_a_bench_server_runs_as_make_run_does():
     env = server_env(as_app=True)
     assert TEST_XLA_FLAGS not in env["XLA_FLAGS"] and SERVER_XLA_FLAGS not in env["XLA_FLAGS"]
     assert env["SAFEBANDIT_WARMUP"] == "1"  # the bench's warm server waits for the warm-up's line
+    assert env["SAFEBANDIT_AHEAD"] == "1"  # and computes ahead, as make run's does
     assert FULL_OPT_ENV not in env
     assert env["PYTHONPATH"] == str(ROOT)
 
@@ -35,6 +37,7 @@ def test_importing_the_browser_kit_leaves_the_environment_alone():
     code = ("import json, os; before = dict(os.environ); import tests.ui.browserkit; "
             "print(json.dumps({k: (before.get(k), os.environ.get(k)) for k in set(before) | set(os.environ) "
             "if before.get(k) != os.environ.get(k)}))")
-    env = {k: v for k, v in server_env(as_app=True).items() if k not in ("XLA_FLAGS", "SAFEBANDIT_WARMUP")}
+    suite = ("XLA_FLAGS", "SAFEBANDIT_WARMUP", "SAFEBANDIT_AHEAD")
+    env = {k: v for k, v in server_env(as_app=True).items() if k not in suite}
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, check=True)
     assert json.loads(out.stdout) == {}
