@@ -8,7 +8,8 @@ page asks for, and prepares what the page draws from it (the page passes that wo
 then finds its run and charts made: the page only sends them.
 
 Bounded so a class costs the server little: one worker per process; a job starts only while no run is being
-computed anywhere on the server (:meth:`.store.Store.busy`: a page's run, a scrub grid, the warm-up); a short queue,
+computed anywhere on the server (:meth:`.store.Store.busy`: a page's run, a scrub grid, the warm-up) and no model
+page is being drawn (:func:`drawing`), so a class's own pages always go first; a short queue,
 newest request first, whose oldest requests are dropped (their visitor has moved on); and only runs the server
 expects to take at most :data:`.live.LIVE_AFTER_S` (a long run streams on its page instead). ``SAFEBANDIT_AHEAD=0``
 turns it off (the test suite does, so a test's counts of computed runs are its own).
@@ -18,12 +19,13 @@ from __future__ import annotations
 
 import atexit
 import collections
+import contextlib
 import dataclasses
 import decimal
 import logging
 import os
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from safebandit_core import families
@@ -117,14 +119,35 @@ class Job:
         return store.key_of(self.settings, self.device)
 
 
+_PAGES = [0]
+_PAGES_LOCK = threading.Lock()
+
+
+@contextlib.contextmanager
+def drawing() -> Iterator[None]:
+    """Mark a model page's script run in progress; computing ahead waits while any is."""
+    with _PAGES_LOCK:
+        _PAGES[0] += 1
+    try:
+        yield
+    finally:
+        with _PAGES_LOCK:
+            _PAGES[0] -= 1
+
+
+def server_busy() -> bool:
+    """Whether a run is being computed or a model page drawn anywhere on this server."""
+    return _PAGES[0] > 0 or store.store().busy()
+
+
 class Worker:
-    """One background thread that computes queued :class:`Job` s, newest request first, each only while ``busy()``
-    says no run is being computed elsewhere."""
+    """One background thread that computes queued :class:`Job` s, newest request first, each only once ``busy()``
+    (default :func:`server_busy`) says the server is idle."""
 
     def __init__(self, queue: int = QUEUE, busy: Callable[[], bool] | None = None) -> None:
         self._jobs: collections.deque[Job] = collections.deque(maxlen=queue)
         self._cv = threading.Condition()
-        self._busy = busy or (lambda: store.store().busy())
+        self._busy = busy or server_busy
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
         self.running = False

@@ -205,7 +205,13 @@ def shown(slots: Slots, figures: Mapping[str, go.Figure]) -> dict[str, go.Figure
 
 
 def render(kind: str, title: str, intro: str) -> None:
-    """The model page of the family ``kind``, under ``title`` and its introduction ``intro``."""
+    """The model page of the family ``kind``, under ``title`` and its introduction ``intro`` (computing ahead waits
+    while it is drawn: :func:`.ahead.drawing`)."""
+    with ahead.drawing():
+        _render(kind, title, intro)
+
+
+def _render(kind: str, title: str, intro: str) -> None:
     family = families.get(kind)
     spec = spec_of(family)
     form = settings_form(family, spec)

@@ -106,6 +106,20 @@ def test_the_worker_waits_while_the_server_computes_takes_the_newest_request_fir
         assert worker.stop()
 
 
+def test_a_page_being_drawn_anywhere_on_the_server_goes_first(quiet_store):
+    worker = ahead.Worker()
+    prepared: list = []
+    try:
+        with ahead.drawing():
+            worker.submit([job(0.1, prepared)])
+            time.sleep(0.3)
+            assert prepared == [] and worker.pending(), "a job ran while a page was being drawn"
+        wait_idle(worker)
+        assert prepared == [("run", 0.1)]
+    finally:
+        assert worker.stop()
+
+
 def test_a_run_of_unknown_or_long_duration_is_left_to_its_page(quiet_store, monkeypatch):
     worker = ahead.Worker(busy=lambda: False)
     prepared: list = []
