@@ -63,27 +63,45 @@ class Memo:
         self.made = 0
         self._items: collections.OrderedDict[Hashable, tuple[Any, int]] = collections.OrderedDict()
         self._lock = threading.Lock()
+        self._making: dict[Hashable, tuple[threading.Event, int]] = {}  # key -> (done, the thread making it)
 
     def get(self, key: Hashable, make: Callable[[], V]) -> V:
-        """The value of ``key``, made by ``make()`` on a miss (outside the lock, so misses run in parallel)."""
-        with self._lock:
-            hit = self._items.get(key)
-            if hit is not None:
+        """The value of ``key``, made by ``make()`` on a miss (outside the lock, so misses of different keys run in
+        parallel). A miss of a key another thread is making waits for its value instead of making it again (if that
+        thread's ``make`` raised, or its value was too large to keep, the waiter makes its own)."""
+        while True:
+            with self._lock:
+                hit = self._items.get(key)
+                if hit is not None:
+                    self._items.move_to_end(key)
+                    return hit[0]
+                busy = self._making.get(key)
+                me = threading.get_ident()
+                if busy is None or busy[1] == me:  # a make() that asks for its own key makes it again, not deadlock
+                    done = threading.Event()
+                    if busy is None:
+                        self._making[key] = (done, me)
+                    break
+            busy[0].wait()  # then look again: kept, being made by yet another thread, or to make here
+        try:
+            value = make()
+            size = self.measure(value)
+            with self._lock:
+                self.made += 1
+                if size > self.max_bytes:  # larger than the whole memo: the caller gets it, the memo keeps what it has
+                    return value
+                self._items[key] = (value, size)
                 self._items.move_to_end(key)
-                return hit[0]
-        value = make()
-        size = self.measure(value)
-        with self._lock:
-            self.made += 1
-            if size > self.max_bytes:  # larger than the whole memo: the caller gets it, the memo keeps what it has
-                return value
-            self._items[key] = (value, size)
-            self._items.move_to_end(key)
-            total = sum(s for _, s in self._items.values())
-            while total > self.max_bytes or (self.max_items is not None and len(self._items) > self.max_items):
-                _, (_, gone) = self._items.popitem(last=False)
-                total -= gone
-        return value
+                total = sum(s for _, s in self._items.values())
+                while total > self.max_bytes or (self.max_items is not None and len(self._items) > self.max_items):
+                    _, (_, gone) = self._items.popitem(last=False)
+                    total -= gone
+            return value
+        finally:
+            with self._lock:
+                if self._making.get(key, (None,))[0] is done:
+                    del self._making[key]
+            done.set()
 
     def held_bytes(self) -> int:
         """The bytes of everything held now (at most ``max_bytes``)."""

@@ -11,6 +11,7 @@ import threading
 import jax.numpy as jnp
 import numpy as np
 import pandas as pd
+import pytest
 
 from safebandit_core.memo import Memo, nbytes
 from safebandit_ui import store
@@ -183,6 +184,37 @@ def test_the_data_memo_keeps_no_value_larger_than_itself():
     assert memo.keys() == ["a"] and memo.held_bytes() == 600
     memo.get("b", lambda: blob(600))
     assert memo.keys() == ["b"] and memo.held_bytes() == 600
+
+
+def test_a_value_being_made_is_waited_for_not_made_twice_and_a_failed_make_is_made_again():
+    memo = Memo(float("inf"))
+    started, release, calls = threading.Event(), threading.Event(), []
+
+    def slow():
+        calls.append("slow")
+        started.set()
+        release.wait(10)
+        return "made once"
+
+    first = threading.Thread(target=lambda: memo.get("k", slow))
+    first.start()
+    assert started.wait(10)
+    got: list = []
+    waiter = threading.Thread(target=lambda: got.append(memo.get("k", lambda: calls.append("again") or "twice")))
+    waiter.start()
+    waiter.join(0.2)
+    assert waiter.is_alive(), "the second caller did not wait for the value being made"
+    release.set()
+    first.join(10), waiter.join(10)
+    assert got == ["made once"] and calls == ["slow"] and memo.made == 1
+
+    def fails():
+        raise RuntimeError("boom")
+
+    with pytest.raises(RuntimeError):
+        memo.get("bad", fails)
+    assert memo.get("bad", lambda: "made here") == "made here"  # nothing left marked as being made
+    assert memo.get("nested", lambda: memo.get("nested", lambda: "inner")) == "inner"  # its own key: no deadlock
 
 
 def test_a_learned_speed_is_an_average_or_the_fastest_seen():
