@@ -6,7 +6,9 @@ Per model page (dose, non-linear, conservative, mean-variance), the rows of issu
 - first visit on a fresh server, its warm-up still running (compile cache warm);
 - first visit once the warm-up has finished (each page's first visit on that server);
 - reload with the same settings (served from the shared store);
-- one slider step on the knob the model is about (the median of several steps; each a new run);
+- one slider step on the knob the model is about (the median of several steps, each as soon as the last has
+  settled; each a new run), then as many again, each a second after the last (no target: what a visitor who looks
+  at each step's charts waits for, the server having computed the step ahead meanwhile);
 - T changed (fixed chunks with a masked tail: no compilation);
 - d, |F| or K changed inside its padded width (no compilation);
 
@@ -41,10 +43,14 @@ CHARTS = ":is([data-testid='stPlotlyChart'], .sb-chart)"
 """A chart's box: Streamlit's plotly element, or the app's own (``safebandit_ui.plot.BOX_CLASS``)."""
 TIMEOUT_MS = 240_000
 TARGETS = {"first visit, fresh server (warm-up running)": None, "first visit after the warm-up": 2.0,
-           "reload, same settings": 0.7, "one slider step (median)": 0.5, "T changed": 1.0,
+           "reload, same settings": 0.7, "one slider step (median)": 0.5,
+           "one slider step, a second after the last (median)": None, "T changed": 1.0,
            "size changed inside its width": 1.0}
 """Seconds per row (None: reported, no target). Issue 22 sets the first visit, reload and slider targets."""
 SESSIONS_S, FRESH_SESSIONS_S = 20.0, 30.0
+PAUSE_S = 1.0
+"""The pause before each step of the second series of slider steps: a visitor who looks at a step's charts before the
+next finds that step's run made ahead (the first series steps again as soon as a step has settled)."""
 
 
 @dataclass(frozen=True)
@@ -247,6 +253,13 @@ def _one_page(browser: Any, url: str, page: ModelPage, steps: int) -> list[dict]
                                                                  statistics.median(every)),
                               f"{page.knob.split(' (')[0]}: {len(taken)} steps, slowest {max(every):.2f} s, "
                               f"{received[0] / 1024 / len(taken):.0f} KiB received per step"))
+        paused = []
+        for _ in range(steps):
+            time.sleep(PAUSE_S)
+            paused.append(_step(pg, page.knob))
+        rows.append(_page_row(page, "one slider step, a second after the last (median)",
+                              (statistics.median(t[0] for t in paused), statistics.median(t[1] for t in paused)),
+                              f"slowest {max(t[1] for t in paused):.2f} s"))
         rows.append(_page_row(page, "T changed", _type(pg, "Rounds T", page.T_value), f"T → {page.T_value}"))
         _quiet(pg)
         rows.append(_page_row(page, "size changed inside its width", _type(pg, page.size, page.size_value),
@@ -279,9 +292,10 @@ def bench(quick: bool) -> list[dict]:
                 rows.append(_page_row(page, "first visit, fresh server (warm-up running)", seconds))
         with serve(logs / "warm.log", as_app=True) as url:
             warm_s = _wait_warm(logs / "warm.log")
+            first = len(rows)
             for page in pages:
                 rows += _one_page(browser, url, page, 2 if quick else 5)
-            rows[-5 * len(pages)]["note"] += f"; the warm-up took {warm_s:.1f} s"
+            rows[first]["note"] += f"; the warm-up took {warm_s:.1f} s"
             n = 10 if quick else 30
             rows.append(_class_row(f"{n} sessions at once, warm server (websocket clients)", url, n, SESSIONS_S))
         n = 4 if quick else 8

@@ -1,18 +1,18 @@
-"""Compute ahead: the runs one step either side of the safety knob a visitor is moving, while they read the charts.
+"""Compute ahead: the runs a step or two from the safety knob a visitor is moving, while they read the charts.
 
 A step of a model page's knob (τ, δ, α, ρ: the fields of its family's scrub axes) asks for a new run, its frames
 and its charts: 0.2-0.4 s of a 2-core server's time before the page sends anything. After each model page's run,
-:func:`after` queues the settings one slider step further in the direction the visitor moved (then one step back)
-on the server's one background worker, which computes each through the shared :mod:`.store` under the very key the
-page asks for, and prepares what the page draws from it (the page passes that work in). The visitor's next step
-then finds its run and charts made: the page only sends them.
+:func:`after` queues the settings one slider step further in the direction the visitor moved, one step back, and
+two steps further (:func:`neighbours`) on the server's one background worker, which computes each through the
+shared :mod:`.store` under the very key the page asks for, and prepares what the page draws from it (the page passes
+that work in). The visitor's next step then finds its run and charts made: the page only sends them.
 
 Bounded so a class costs the server little: one worker per process; a job starts only while no run is being
 computed anywhere on the server (:meth:`.store.Store.busy`: a page's run, a scrub grid, the warm-up) and no model
-page is being drawn (:func:`drawing`), so a class's own pages always go first; a short queue,
-newest request first, whose oldest requests are dropped (their visitor has moved on); and only runs the server
-expects to take at most :data:`.live.LIVE_AFTER_S` (a long run streams on its page instead). ``SAFEBANDIT_AHEAD=0``
-turns it off (the test suite does, so a test's counts of computed runs are its own).
+page is being drawn (:func:`drawing`), so a class's own pages always go first; a short queue, newest request first,
+whose oldest requests are dropped (their visitor has moved on); and only runs the server expects to take at most
+:data:`.live.LIVE_AFTER_S` (a long run streams on its page instead). ``SAFEBANDIT_AHEAD=0`` turns it off (the test
+suite does, so a test's counts of computed runs are its own).
 """
 
 from __future__ import annotations
@@ -66,8 +66,9 @@ def _decimals(step: float) -> int:
 
 
 def stepped(field: Field, value: float, sign: int) -> float | None:
-    """The value one slider step from ``value`` (``sign`` ±1) as the browser's slider sends it (rounded to the step's
-    decimals); None past an end of the slider, or when ``value`` is off the slider's steps (a restored run)."""
+    """The value ``sign`` slider steps from ``value`` (negative: down) as the browser's slider sends it (rounded to
+    the step's decimals); None past an end of the slider, or when ``value`` is off the slider's steps (a restored
+    run)."""
     places = _decimals(field.step)
     index = (value - field.lo) / field.step
     if abs(index - round(index)) > 1e-6:
@@ -77,9 +78,10 @@ def stepped(field: Field, value: float, sign: int) -> float | None:
 
 
 def neighbours(family: Family, settings: Any, previous: Mapping[str, float] | None) -> list[Any]:
-    """The valid settings one step of a knob away from ``settings``: for each knob that moved since ``previous``
-    (the knob values of this session's last run), one step further the same way, then one step back; when none
-    moved, one step either side of the first knob."""
+    """The valid settings a step or two of a knob away from ``settings``: for each knob that moved since
+    ``previous`` (the knob values of this session's last run), one step further the same way, one step back, then
+    two steps further (so a visitor stepping on finds the step after next already being made, with two steps' time
+    to make it); when none moved, one step either side of the first knob."""
     fields = knobs(family)
     moved = [f for f in fields if previous is not None and previous.get(f.target) is not None
              and getattr(settings, f.target) is not None and previous[f.target] != getattr(settings, f.target)]
@@ -89,7 +91,7 @@ def neighbours(family: Family, settings: Any, previous: Mapping[str, float] | No
         if value is None:
             continue
         way = -1 if previous is not None and f in moved and value < previous[f.target] else 1
-        for sign in (way, -way):
+        for sign in (way, -way, 2 * way) if f in moved else (way, -way):
             nxt = stepped(f, float(value), sign)
             if nxt is None:
                 continue

@@ -1,5 +1,6 @@
-"""Computing ahead: the runs one knob step away are made while the visitor reads the charts, the way the knob moves
-first, each only while the server computes nothing else, and a knob step then finds its run and its charts made."""
+"""Computing ahead: the runs a knob step or two away are made while the visitor reads the charts, the way the knob
+moves first, each only while the server computes nothing else, and a knob step then finds its run and its charts
+made."""
 
 from __future__ import annotations
 
@@ -40,15 +41,17 @@ def values(found: list, name: str) -> list[float]:
 def test_the_next_step_the_way_the_knob_moved_comes_first_then_the_step_back():
     cb = families.get("conservative")
     s = ConservativeSettings(alpha=0.05).validate()
-    assert values(ahead.neighbours(cb, s, {"alpha": 0.045}), "alpha") == [0.055, 0.045]
-    assert values(ahead.neighbours(cb, s, {"alpha": 0.055}), "alpha") == [0.045, 0.055]
+    assert values(ahead.neighbours(cb, s, {"alpha": 0.045}), "alpha") == [0.055, 0.045, 0.06]
+    assert values(ahead.neighbours(cb, s, {"alpha": 0.055}), "alpha") == [0.045, 0.055, 0.04]
     assert values(ahead.neighbours(cb, s, None), "alpha") == [0.055, 0.045]  # a first visit: either side
     assert values(ahead.neighbours(cb, ConservativeSettings(alpha=0.5).validate(), None), "alpha") == [0.495]
+    assert values(ahead.neighbours(cb, ConservativeSettings(alpha=0.495).validate(), {"alpha": 0.49}), "alpha") \
+        == [0.5, 0.49]  # the slider's end: no step past it
     dose = families.get("dose")
     d = DoseSettings().validate()
     moved_delta = ahead.neighbours(dose, d, {"tau": d.tau, "delta": d.delta + 0.005})
-    assert values(moved_delta, "delta") == [round(d.delta - 0.005, 3), round(d.delta + 0.005, 3)]
-    assert values(moved_delta, "tau") == [d.tau, d.tau]  # only the knob that moved
+    assert values(moved_delta, "delta") == [round(d.delta - k, 3) for k in (0.005, -0.005, 0.01)]
+    assert values(moved_delta, "tau") == [d.tau] * 3  # only the knob that moved
     assert ahead.knob_values(dose, d) == {"tau": d.tau, "delta": d.delta}
 
 
@@ -162,4 +165,5 @@ def test_a_knob_step_finds_its_run_and_its_charts_made_ahead(monkeypatch):
     assert "already computed on this server" in ran, "the step computed a run that was made ahead"
     assert charts(at)["slack"] != before["slack"]
     wait_idle(worker, 120)
-    assert alpha_of(worker.done[-2]) == 0.06, "after a step up, the next step up is made first"
+    assert [alpha_of(k) for k in list(worker.done)[-3:]] == [0.06, 0.05, 0.065], \
+        "after a step up: the next step up first, then the step back, then the step after next"
