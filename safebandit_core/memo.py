@@ -51,6 +51,10 @@ def nbytes(value: Any) -> int:
     return total
 
 
+WAIT_S = 30.0
+"""How long a miss waits for another thread making the same value before it makes the value itself."""
+
+
 class Memo:
     """A thread-safe least-recently-used memo bounded by the bytes of what it holds (measured by ``measure``) and,
     when ``max_items`` is given, by its number of entries. ``made`` counts the values made on a miss."""
@@ -68,7 +72,8 @@ class Memo:
     def get(self, key: Hashable, make: Callable[[], V]) -> V:
         """The value of ``key``, made by ``make()`` on a miss (outside the lock, so misses of different keys run in
         parallel). A miss of a key another thread is making waits for its value instead of making it again (if that
-        thread's ``make`` raised, or its value was too large to keep, the waiter makes its own)."""
+        thread's ``make`` raised, its value was too large to keep, or it takes over :data:`WAIT_S`, the waiter makes
+        its own)."""
         while True:
             with self._lock:
                 hit = self._items.get(key)
@@ -82,7 +87,10 @@ class Memo:
                     if busy is None:
                         self._making[key] = (done, me)
                     break
-            busy[0].wait()  # then look again: kept, being made by yet another thread, or to make here
+            if not busy[0].wait(WAIT_S):  # the maker is stuck: make it here rather than wait for ever
+                done = threading.Event()
+                break
+            # then look again: kept, being made by yet another thread, or to make here
         try:
             value = make()
             size = self.measure(value)

@@ -7,12 +7,14 @@ import dataclasses
 import functools
 import random
 import threading
+import time
 
 import jax.numpy as jnp
 import numpy as np
 import pandas as pd
 import pytest
 
+from safebandit_core import memo as memo_module
 from safebandit_core.memo import Memo, nbytes
 from safebandit_ui import store
 
@@ -215,6 +217,17 @@ def test_a_value_being_made_is_waited_for_not_made_twice_and_a_failed_make_is_ma
         memo.get("bad", fails)
     assert memo.get("bad", lambda: "made here") == "made here"  # nothing left marked as being made
     assert memo.get("nested", lambda: memo.get("nested", lambda: "inner")) == "inner"  # its own key: no deadlock
+
+
+def test_a_value_whose_maker_is_stuck_is_made_by_the_waiter_after_a_bound(monkeypatch):
+    monkeypatch.setattr(memo_module, "WAIT_S", 0.2)
+    memo, release = Memo(float("inf")), threading.Event()
+    stuck = threading.Thread(target=lambda: memo.get("k", lambda: release.wait(10) and "late"))
+    stuck.start()
+    time.sleep(0.05)
+    assert memo.get("k", lambda: "made here") == "made here"
+    release.set()
+    stuck.join(10)
 
 
 def test_a_learned_speed_is_an_average_or_the_fastest_seen():
