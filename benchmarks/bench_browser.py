@@ -20,8 +20,8 @@ hosting a whole class would see). ``--quick``: two pages, fewer steps, 10 and 4 
 
 A visit is over when the browser's own signal says so (``data-test-script-state`` on ``stApp`` back to
 ``notRunning``) and every chart container on the page holds a drawn plotly chart; an action is over when a
-script run has finished after it (counted by a MutationObserver on that attribute, so a run too quick to
-be seen is not missed) and the charts' data differ from before. Each row's note also gives the time until the charts
+script run has finished after it (counted from the websocket's messages, so a run too quick for the page to show
+is not missed) and the charts' data differ from before. Each row's note also gives the time until the charts
 in the window were drawn (``in view``): what a visitor sees first, while the charts further down are still drawn.
 No fixed waits. After a change that makes the page compute a new scrub grid in the background (T, a size), the bench
 waits, untimed, until that chart is drawn, so the next row (and the next page's first visit) does not share the
@@ -35,6 +35,7 @@ from __future__ import annotations
 import statistics
 import tempfile
 import time
+import weakref
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -70,13 +71,6 @@ PAGES = (ModelPage("dose", "Cost limit τ", "Context dimension d", "6", "2500"),
          ModelPage("conservative", "α (tolerated loss)", "K (arms)", "73", "10500"),
          ModelPage("meanvar", "ρ (weight of the mean", "K (arms)", "25", "10500"))
 
-WATCH = """() => {
-  if (window.__bench) return;
-  const app = document.querySelector("[data-testid='stApp']");
-  window.__bench = {finished: 0};
-  new MutationObserver(records => { for (const r of records) if (r.oldValue === "running") window.__bench.finished++; })
-    .observe(app, {attributes: true, attributeOldValue: true, attributeFilter: ["data-test-script-state"]});
-}"""
 FINGERPRINT = """() => Array.from(document.querySelectorAll("CHARTS .js-plotly-plot")).map(gd =>
   (gd.data || []).map(t => { const y = t.y && t.y.bdata !== undefined ? t.y.bdata : t.y;
     return y ? `${y.length}:${String(y.slice(0, 24))}:${String(y.slice(-24))}` : ""; }).join("|")).join("#")
@@ -128,15 +122,43 @@ def _reload(pg: Any) -> tuple[float, float]:
     return _settle(pg, start)
 
 
+_RUNS: weakref.WeakKeyDictionary[Any, list[int]] = weakref.WeakKeyDictionary()
+
+
+def _runs(pg: Any) -> list[int]:
+    """A one-element list counting the whole script runs the server reports finished to ``pg`` from now on, read
+    from its websocket (Streamlit's ``script_finished`` message). The page's own script-state attribute misses a run
+    whose start and end messages the browser handles before it draws again (the page never shows "running"), which
+    a step made ahead can be."""
+    if pg not in _RUNS:
+        from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+        count = _RUNS[pg] = [0]
+
+        def seen(data: Any) -> None:
+            if isinstance(data, bytes | bytearray) and len(data) < 256:  # the message is tiny; charts are not parsed
+                msg = ForwardMsg.FromString(bytes(data))
+                if msg.WhichOneof("type") == "script_finished" \
+                        and msg.script_finished == ForwardMsg.ScriptFinishedStatus.FINISHED_SUCCESSFULLY:
+                    count[0] += 1
+
+        pg.on("websocket", lambda ws: ws.on("framereceived", seen))
+    return _RUNS[pg]
+
+
 def _act(pg: Any, action: Any) -> tuple[float, float]:
-    """``action()``, then the seconds until a script run has finished after it and the charts' data changed, with
-    the charts in view drawn, and with every chart drawn."""
-    pg.evaluate(WATCH)
-    finished, before = pg.evaluate("() => window.__bench.finished"), pg.evaluate(FINGERPRINT)
+    """``action()``, then the seconds until a script run has finished after it (:func:`_runs`) and the charts' data
+    changed, with the charts in view drawn, and with every chart drawn."""
+    runs = _runs(pg)
+    finished, before = runs[0], pg.evaluate(FINGERPRINT)
     start = time.perf_counter()
     action()
-    return _settle(pg, start, f" && window.__bench.finished > arg[0] && ({FINGERPRINT})() !== arg[1]",
-                   [finished, before])
+    deadline = start + TIMEOUT_MS / 1000
+    while runs[0] <= finished:
+        if time.perf_counter() > deadline:
+            raise TimeoutError(f"no script run finished within {TIMEOUT_MS / 1000:.0f} s of the action")
+        pg.wait_for_timeout(5)  # lets the websocket's messages reach this process
+    return _settle(pg, start, f" && ({FINGERPRINT})() !== arg", before)
 
 
 QUIET = """() => {
@@ -243,6 +265,7 @@ def _one_page(browser: Any, url: str, page: ModelPage, steps: int) -> list[dict]
     try:
         pg = context.new_page()
         received = _received(pg)
+        _runs(pg)  # before the page opens its websocket
         rows = [_page_row(page, "first visit after the warm-up", _visit(pg, f"{url}/{page.path}"))]
         received[0] = 0
         rows.append(_page_row(page, "reload, same settings", _reload(pg), f"{received[0] / 1024:.0f} KiB received"))
