@@ -22,6 +22,7 @@ def open_steps(pg, server: str):
     wait_for_charts(pg)
     box = pg.get_by_test_id("stExpander").filter(has_text=EXPANDER)
     box.get_by_text(EXPANDER).click()
+    wait_idle(pg)  # the rerun that draws the box's contents is over before its toggle is clicked
     box.get_by_text("Show the animation").click()
     box.locator(f"{CHART} .main-svg").first.wait_for(state="attached", timeout=120_000)
     wait_idle(pg)
