@@ -250,7 +250,7 @@ AHEAD_KEY = "ahead_{}"
 
 
 def compute_ahead(family: Family, spec: Spec, s: Any, ctx: shell.RunContext, slots: Slots, state: Any) -> None:
-    """Queue the runs one knob step from ``s`` (:mod:`.ahead`), each with the views and charts this page would draw
+    """Queue the runs a knob step or two from ``s`` (:mod:`.ahead`), each with the views and charts this page would draw
     from it in this session (its zoom and open sections; with pins on, the charts are drawn over copies, so only
     the views and figures are made)."""
     key = AHEAD_KEY.format(family.kind)
