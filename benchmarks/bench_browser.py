@@ -127,9 +127,8 @@ _RUNS: weakref.WeakKeyDictionary[Any, list[int]] = weakref.WeakKeyDictionary()
 
 def _runs(pg: Any) -> list[int]:
     """A one-element list counting the whole script runs the server reports finished to ``pg`` from now on, read
-    from its websocket (Streamlit's ``script_finished`` message). The page's own script-state attribute misses a run
-    whose start and end messages the browser handles before it draws again (the page never shows "running"), which
-    a step made ahead can be."""
+    from its websocket (Streamlit's ``script_finished`` message): a count that misses no run however quick, where
+    the page's script-state attribute shows a run only if the page is drawn between its start and its end."""
     if pg not in _RUNS:
         from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
