@@ -239,7 +239,7 @@ def worker() -> Worker:
 
 def after(settings: Any, device: str, previous: Mapping[str, float] | None,
           prepare: Callable[[Any, Run], None]) -> None:
-    """Queue the runs one knob step from ``settings`` (:func:`neighbours`), each followed by ``prepare(settings,
+    """Queue the runs a knob step or two from ``settings`` (:func:`neighbours`), each followed by ``prepare(settings,
     run)`` (a page's views and charts); nothing when computing ahead is off or the model has no knob."""
     if not enabled():
         return
