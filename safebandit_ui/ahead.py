@@ -202,9 +202,11 @@ class Worker:
         if shared.peek(job.key) is None and (estimate is None or estimate > live.LIVE_AFTER_S):
             return  # a run of unknown or long duration: its page computes it (streaming) if it is asked for
         try:
-            live.warm(s, job.device)
+            computed = live.warm(s, job.device)
             entry = shared.peek(job.key)
             if entry is not None:
+                if computed:
+                    live.made_ahead(entry.value)
                 job.prepare(entry.value)
             self.done.append(job.key)
         except Exception:  # a failure ahead must reach nobody: the page computes the run itself if asked

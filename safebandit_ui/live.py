@@ -9,6 +9,7 @@ into the process-wide :mod:`.store`, so a reload, a second tab or a classroom sh
 from __future__ import annotations
 
 import time
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -147,9 +148,22 @@ def shared(key: str, units: int, compute: Callable[[Callable[[float, str], None]
     return entry.value, stored, entry.seconds
 
 
+MADE_AHEAD: weakref.WeakValueDictionary[int, Run] = weakref.WeakValueDictionary()
+"""The runs computed ahead of a knob step (:mod:`.ahead`) by id, while they live: the status line says so."""
+
+
+def made_ahead(run_: Run) -> None:
+    """Mark ``run_`` as computed ahead of the step that shows it."""
+    MADE_AHEAD[id(run_)] = run_
+
+
 def caption(run_: Run, from_store: bool, seconds: float) -> str:
-    """The status line: device, precision, size and time of the run, and whether it was shared."""
+    """The status line: device, precision, size and time of the run, and whether it was already computed (shared,
+    or computed ahead of this step)."""
     s = run_.settings
+    where = ""
+    if from_store:
+        where = (" (computed ahead on this server while the last step was on screen: not recomputed)"
+                 if MADE_AHEAD.get(id(run_)) is run_ else " (already computed on this server: shared, not recomputed)")
     return (f"Ran on **{run_.device}** in **{run_.precision}**: {s.T:,} rounds × {s.seeds} seeds × "
-            f"{len(run_.policies)} policies in {seconds:.2f} s"
-            + (" (already computed on this server: shared, not recomputed)" if from_store else "") + ".")
+            f"{len(run_.policies)} policies in {seconds:.2f} s{where}.")

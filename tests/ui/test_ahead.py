@@ -4,6 +4,7 @@ made."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import threading
@@ -55,15 +56,22 @@ def test_the_next_step_the_way_the_knob_moved_comes_first_then_the_step_back():
     assert ahead.knob_values(dose, d) == {"tau": d.tau, "delta": d.delta}
 
 
+@dataclasses.dataclass
+class Stub:
+    """A stand-in for a run: the alpha it was computed for."""
+
+    alpha: float
+
+
 @pytest.fixture
 def quiet_store(monkeypatch) -> store.Store:
-    """A store of its own whose model speeds are known, and a stand-in for the run itself (its alpha)."""
+    """A store of its own whose model speeds are known, and a stand-in for the run itself (:class:`Stub`)."""
     shared = store.Store()
     monkeypatch.setattr(store, "store", lambda: shared)
     monkeypatch.setattr(shared, "estimate", lambda kind, units: 0.01)
 
     def warm(s, device):
-        shared.get_or_compute(store.key_of(s, device), lambda: ("run", s.alpha))
+        return not shared.get_or_compute(store.key_of(s, device), lambda: Stub(s.alpha))[1]
 
     monkeypatch.setattr(ahead.live, "warm", warm)
     return shared
@@ -102,7 +110,7 @@ def test_the_worker_waits_while_the_server_computes_takes_the_newest_request_fir
         with caplog.at_level(logging.WARNING, logger=ahead.__name__):
             computing.clear()
             wait_idle(worker)
-        assert prepared == [("run", 0.3), ("run", 0.1)]
+        assert prepared == [Stub(0.3), Stub(0.1)]
         assert len(worker.failed) == 1 and "computing ahead failed" in caplog.text
         assert quiet_store.computed == 3  # the failed job's run was stored before its preparation raised
     finally:
@@ -118,7 +126,7 @@ def test_a_page_being_drawn_anywhere_on_the_server_goes_first(quiet_store):
             time.sleep(0.3)
             assert prepared == [] and worker.pending(), "a job ran while a page was being drawn"
         wait_idle(worker)
-        assert prepared == [("run", 0.1)]
+        assert prepared == [Stub(0.1)]
     finally:
         assert worker.stop()
 
@@ -162,8 +170,12 @@ def test_a_knob_step_finds_its_run_and_its_charts_made_ahead(monkeypatch):
     at.slider(key="cb_alpha").set_value(0.055).run()
     assert not at.exception
     ran = next(c.value for c in at.caption if c.value.startswith("Ran on"))
-    assert "already computed on this server" in ran, "the step computed a run that was made ahead"
+    assert "computed ahead on this server while the last step was on screen" in ran, \
+        "the step computed a run that was made ahead"
     assert charts(at)["slack"] != before["slack"]
     wait_idle(worker, 120)
     assert [alpha_of(k) for k in list(worker.done)[-3:]] == [0.06, 0.05, 0.065], \
         "after a step up: the next step up first, then the step back, then the step after next"
+    at.slider(key="cb_alpha").set_value(0.05).run()  # back to the run the page computed itself
+    ran = next(c.value for c in at.caption if c.value.startswith("Ran on"))
+    assert "already computed on this server: shared" in ran and "ahead" not in ran
