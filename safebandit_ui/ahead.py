@@ -22,6 +22,7 @@ import collections
 import contextlib
 import dataclasses
 import decimal
+import functools
 import logging
 import os
 import threading
@@ -115,9 +116,9 @@ class Job:
     device: str
     prepare: Callable[[Run], None]
 
-    @property
+    @functools.cached_property
     def key(self) -> str:
-        """The store key the page asks for."""
+        """The store key the page asks for (made once: the queue compares keys on every request)."""
         return store.key_of(self.settings, self.device)
 
 
@@ -198,7 +199,7 @@ class Worker:
     def _run(self, job: Job) -> None:
         shared = store.store()
         s = job.settings
-        estimate = shared.estimate(getattr(s, "KIND", type(s).__name__), store.work(s))
+        estimate = shared.estimate(store.kind_of(s), store.work(s))
         if shared.peek(job.key) is None and (estimate is None or estimate > live.LIVE_AFTER_S):
             return  # a run of unknown or long duration: its page computes it (streaming) if it is asked for
         try:

@@ -74,7 +74,7 @@ def run(settings: Any, ctx: shell.RunContext, redraw: Callable[[Run], None] | No
     hit = shared.peek(key)
     if hit is not None:
         return hit.value, True, hit.seconds
-    kind = getattr(settings, "KIND", type(settings).__name__)
+    kind = store.kind_of(settings)
     units = store.work(settings)
     estimate = shared.estimate(kind, units)
     live = redraw is not None and (estimate > LIVE_AFTER_S if estimate is not None else units > SHORT_WORK)
@@ -111,7 +111,7 @@ def warm(settings: Any, device: str, extra: Any = None, simulate: Callable[..., 
     warm-up): same store key, same chunks, so it also compiles what the page runs. True when computed now."""
     sim = simulate or _simulate
     shared = store.store()
-    kind, units = getattr(settings, "KIND", type(settings).__name__), store.work(settings)
+    kind, units = store.kind_of(settings), store.work(settings)
 
     def compute() -> Run:
         last, steady = runner.timed_final(sim(settings, device, PAGE_CHUNK))

@@ -204,6 +204,13 @@ def shown(slots: Slots, figures: Mapping[str, go.Figure]) -> dict[str, go.Figure
     return {name: figures[name] for name in figures if name in slots}
 
 
+def prepared(spec: Spec, s: Any, run: Run, state: Any) -> tuple[Views, Mapping[str, go.Figure]]:
+    """The views and the charts of ``run`` (of settings ``s``) under the page's view ``state``, each built once per
+    run and shared (:func:`.pagekit.per_run`): what :func:`render` draws and what computing ahead makes for it."""
+    views = pagekit.per_run(run, "views", lambda: spec.views(run))
+    return views, pagekit.per_run(run, ("figures", state), lambda: spec.figures(s, views, state))
+
+
 def render(kind: str, title: str, intro: str) -> None:
     """The model page of the family ``kind``, under ``title`` and its introduction ``intro`` (computing ahead waits
     while it is drawn: :func:`.ahead.drawing`)."""
@@ -229,9 +236,8 @@ def _render(kind: str, title: str, intro: str) -> None:
         run, shared, seconds = live.run(s, ctx, lambda r: pagekit.draw_charts(
             slots, pagekit.with_pins(shown(slots, spec.figures(s, spec.views(r), state)), kind, s),
             f"-live-{r.t_done}"))
-        views = pagekit.per_run(run, "views", lambda: spec.views(run))
         status.caption(live.caption(run, shared, seconds))
-        figures = pagekit.per_run(run, ("figures", state), lambda: spec.figures(s, views, state))
+        views, figures = prepared(spec, s, run, state)
         pagekit.draw_charts(slots, pagekit.with_pins(shown(slots, figures), kind, s))
         spec.texts(slots, s, views, state)
         for section in spec.sections:
@@ -259,8 +265,7 @@ def compute_ahead(family: Family, spec: Spec, s: Any, ctx: shell.RunContext, slo
     names, pinned = dict.fromkeys(slots), pins.pinned(family.kind)
 
     def prepare(n: Any, run: Run) -> None:
-        views = pagekit.per_run(run, "views", lambda: spec.views(run))
-        figures = pagekit.per_run(run, ("figures", state), lambda: spec.figures(n, views, state))
+        _, figures = prepared(spec, n, run, state)
         if not pinned:
             for fig in shown(names, figures).values():
                 pagekit.encode_ahead(fig)

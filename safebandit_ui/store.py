@@ -243,6 +243,11 @@ def key_of(settings: Any, device: str, extra: Any = None) -> str:
     return json.dumps({"settings": data, "device": device, "extra": extra}, sort_keys=True, default=str)
 
 
+def kind_of(settings: Any) -> str:
+    """The kind a run's speed is learned and looked up under: its settings' ``KIND`` (else their class's name)."""
+    return getattr(settings, "KIND", type(settings).__name__)
+
+
 def work(settings: Any) -> int:
     """Policy-rounds of a run (times d where a round does d-dimensional work), for the heavy-run limit."""
     policies = getattr(settings, "policies", ()) or (1, 1, 1)

@@ -60,7 +60,7 @@ def command(settings: Any, kind: str) -> None:
     with box:
         st.markdown("Raise `--T` and `--seeds` to go bigger:")
         st.code(line, language="bash")
-        est = store.store().estimate(getattr(settings, "KIND", ""), store.work(settings))
+        est = store.store().estimate(store.kind_of(settings), store.work(settings))
         if est is not None:
             st.caption(f"About {captions.number(est, 2)} s on this machine at this size, by the last run of this "
                        "model.")
