@@ -9,22 +9,47 @@ import contextlib
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from tests.ui.browserkit import CHART, ROOT, slider_thumb, wait_for_charts, wait_idle
+from tests.ui.browserkit import CHART, ROOT, Served, slider_thumb, wait_for_charts, wait_idle
 
 pytestmark = pytest.mark.browser
 SHOT = ROOT / "artifacts" / "step_through.png"
 EXPANDER = "Step through one run, round by round"
 
 
-def open_steps(pg, server: str):
+STATE = f"""box => {{ const d = box.querySelector('details');
+    const charts = [...box.querySelectorAll({CHART!r})];
+    const tab = window.__sbPlot || {{}};
+    return JSON.stringify({{open: d && d.open,
+        switches: [...box.querySelectorAll('input[type=checkbox]')].map(i => i.checked),
+        charts: charts.map(c => {{ const gd = c.querySelector('div > div');
+            return {{html: c.innerHTML.length, next: !!(gd && gd.__sbNext), drawn: !!(gd && gd.__sbDrawn),
+                     rect: gd && gd.getBoundingClientRect().width}}; }}),
+        queue: (tab.queue || []).length, pumping: tab.pumping,
+        errors: [...document.querySelectorAll("[data-testid='stException'], [data-testid='stAlertContentError']")]
+            .map(e => e.innerText.slice(0, 800)),
+        script: document.querySelector("[data-testid='stApp']").getAttribute('data-test-script-state'),
+        connection: document.querySelector("[data-testid='stApp']").getAttribute('data-test-connection-state')}});
+}}"""
+"""What the step-through box shows, as JSON: open or not, its switches, its chart boxes and their drawing state,
+the charts waiting to be drawn, errors shown on the page, the script's and the connection's state (the message
+when its chart never draws)."""
+
+
+def open_steps(pg, served: Served):
     """The dose page's step-through, open and drawn; returns its chart."""
+    server = served.url
     pg.goto(server + "/dose?T=1000")
     wait_for_charts(pg)
     box = pg.get_by_test_id("stExpander").filter(has_text=EXPANDER)
     box.get_by_text(EXPANDER).click()
     wait_idle(pg)  # the rerun that draws the box's contents is over before its toggle is clicked
     box.get_by_text("Show the animation").click()
-    box.locator(f"{CHART} .main-svg").first.wait_for(state="attached", timeout=120_000)
+    try:
+        box.locator(f"{CHART} .main-svg").first.wait_for(state="attached", timeout=120_000)
+    except PlaywrightTimeout:
+        log = served.log.read_text(errors="replace").splitlines()[-40:]
+        raise AssertionError("the step-through's chart was not drawn: " + box.evaluate(STATE) + "\nserver log:\n"
+                             + "\n".join(log)) from None
     wait_idle(pg)
     assert box.evaluate("e => e.querySelector('details').open"), "switching the animation on folded the section"
     chart = box.locator(CHART).first
@@ -36,8 +61,8 @@ def title_of(chart) -> str:
     return chart.locator(".gtitle").text_content() or ""
 
 
-def test_playing_and_sliding_change_the_title(server, page):
-    chart = open_steps(page, server)
+def test_playing_and_sliding_change_the_title(served, page):
+    chart = open_steps(page, served)
     assert "round 1:" in title_of(chart)
     chart.get_by_text("▶ Play").click()
     page.wait_for_function("""el => !el.querySelector('.gtitle').textContent.includes('round 1:')""",
