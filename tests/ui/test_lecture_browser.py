@@ -42,8 +42,10 @@ def open_steps(pg, served: Served):
     wait_for_charts(pg)
     box = pg.get_by_test_id("stExpander").filter(has_text=EXPANDER)
     box.get_by_text(EXPANDER).click()
-    wait_idle(pg)  # the rerun that draws the box's contents is over before its toggle is clicked
-    box.get_by_text("Show the animation").click()
+    toggle = box.get_by_text("Show the animation")
+    toggle.wait_for(state="visible", timeout=90_000)
+    wait_idle(pg)  # the rerun that drew the box's contents is over (it may still be running when its toggle shows)
+    toggle.click()
     try:
         box.locator(f"{CHART} .main-svg").first.wait_for(state="attached", timeout=120_000)
     except PlaywrightTimeout:
