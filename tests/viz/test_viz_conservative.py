@@ -244,9 +244,13 @@ def test_thin_keeps_exactly_the_rows_its_rule_names(max_points):
             parts.append(pd.DataFrame({"policy": policy, "seed": seed, "t": t,
                                        "slack": np.round(rng.normal(size=T), 1)}))
     f = pd.concat(parts, ignore_index=True).sample(frac=1.0, random_state=3)
-    for frame in (f, f.assign(policy=pd.Categorical(f["policy"], categories=["ucb", "gencb", "conucb"]))):
-        got, want = vc.thin(frame, "slack", max_points), thin_by_hand(frame, "slack", max_points)
-        pd.testing.assert_frame_equal(got, want)
+    f["pulls"] = rng.integers(0, 4, len(f))  # an integer column, ties everywhere
+    f.loc[(f["seed"] == 1) & (f["t"] % 7 == 0), "slack"] = np.nan  # one seed missing: the others' extremes count
+    f = f[~((f["policy"] == "conucb") & (f["t"] % 5 == 0))]  # a policy without some rounds
+    for frame in (f, f.assign(policy=pd.Categorical(f["policy"], categories=["ucb", "gencb", "conucb", "none"]))):
+        for value in ("slack", "pulls"):
+            got, want = vc.thin(frame, value, max_points), thin_by_hand(frame, value, max_points)
+            pd.testing.assert_frame_equal(got, want)
 
 
 def summary(regret: dict[str, float], pulls: dict[str, float]) -> pd.DataFrame:
