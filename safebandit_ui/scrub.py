@@ -39,6 +39,9 @@ INLINE_WORK = 1_000_000
 """Before the server has timed a grid of the model: work units (all values together) up to which the grid is
 computed within the page's run (the dose model's defaults: about 0.3 s)."""
 POLL_S = 0.5
+CAPTION_PX = 64
+"""Pixels the caption above the scrub chart takes (two or three lines): with the chart's own height, what the note
+shown while the grid is computed keeps free."""
 
 
 def key(settings: Any, device: str, field: str) -> str:
@@ -122,11 +125,13 @@ def inline(settings: Any, field: str) -> bool:
 
 
 @st.fragment(run_every=POLL_S)
-def _waiting(fkey: str, symbol: str, n_values: int) -> None:
-    """Until the chart is in the store: a note, checked every :data:`POLL_S`; then one rerun of the page draws it."""
+def _waiting(fkey: str, symbol: str, n_values: int, height: int) -> None:
+    """Until the chart is in the store: a note, checked every :data:`POLL_S`, in a box of the ``height`` the caption
+    and the chart will take, so that what lies below does not jump when they come; then one rerun of the page draws
+    them."""
     if store.store().peek(fkey) is not None:
         st.rerun()
-    st.container(key=WAITING_KEY).info(
+    st.container(key=WAITING_KEY, height=height, border=False).info(
         f"Computing {n_values} values of {symbol} on the same draws, in the background: the chart appears here when "
         "they are ready (the charts above are final).", icon=":material/hourglass:")
 
@@ -163,7 +168,7 @@ def section(settings: Any, ctx: shell.RunContext) -> None:
             started[fkey] = True
             threading.Thread(target=_background, args=(settings, ctx.device, field, start), daemon=True,
                              name="safebandit-scrub").start()
-        _waiting(fkey, axis.symbol, len(axis.values))
+        _waiting(fkey, axis.symbol, len(axis.values), waiting_height(settings))
         return
     with st.spinner(f"Computing {len(axis.values)} values of {axis.symbol} on the same draws…"):
         fig = figure(settings, ctx.device, field, start)
@@ -172,6 +177,11 @@ def section(settings: Any, ctx: shell.RunContext) -> None:
         return
     st.caption(HOW.format(symbol=axis.symbol, draws=family.draws) + start_note(axis, start, current, own))
     pagekit.chart(st, fig, CHART_KEY, config={"displayModeBar": False})
+
+
+def waiting_height(settings: Any) -> int:
+    """Pixels the scrub chart of ``settings`` and its caption take on the page (:data:`CAPTION_PX`)."""
+    return CAPTION_PX + vs.chart_height(len(families.of(settings).policies(settings)))
 
 
 def opened_at(grid: str, current: int) -> int:

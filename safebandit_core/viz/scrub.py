@@ -63,8 +63,23 @@ def _arrays(curves: pd.DataFrame, values: Sequence[float], panels: list[str], la
     return rounds, ranked["y"].to_numpy(dtype=np.float64).reshape(len(panels), len(values), len(labels), rounds.size)
 
 
+HEIGHT = 600
+"""Pixels of the scrub chart's panels, slider included (its title and legend come on top: :func:`header`)."""
+
+
+def header(n_labels: int) -> int:
+    """Pixels above the panels of a scrub chart of ``n_labels`` policies: the frame's title and the legend."""
+    return 56 + 18 * (n_labels + 1)
+
+
+def chart_height(n_labels: int, height: int = HEIGHT) -> int:
+    """The height of a scrub chart of ``n_labels`` policies, in pixels (what its page keeps free while the chart is
+    still computed, so nothing below it moves when it comes)."""
+    return height + header(n_labels)
+
+
 def scrub_figure(curves: pd.DataFrame, finals: pd.DataFrame, *, symbol: str, label: str,
-                 values: Sequence[float], titles: Sequence[str], current: int = 0, height: int = 600) -> go.Figure:
+                 values: Sequence[float], titles: Sequence[str], current: int = 0, height: int = HEIGHT) -> go.Figure:
     """The scrub chart: ``curves`` (value, label, panel, t, y) drawn as one frame per value (each policy its own
     dash, so lines at the same height do not hide each other), the slider on
     ``values`` starting at index ``current``; ``finals`` (value, label, text) give each frame's title.
@@ -94,11 +109,12 @@ def scrub_figure(curves: pd.DataFrame, finals: pd.DataFrame, *, symbol: str, lab
     title = lambda v: said[float(v)]
     steps = [{"label": frame_name(float(v)), "method": "animate", "args": [[frame_name(float(v))], STEP_ARGS]}
              for v in values]
-    top = 56 + 18 * (len(labels) + 1)
+    top = header(len(labels))
     fig.update_layout(
         title={"text": title(float(values[current])), "x": 0.0, "xanchor": "left", "y": 1.0, "yref": "container",
                "yanchor": "top", "pad": {"t": 24}, "font": {"size": 13}},
-        height=height + top, margin={"t": top + 10, "l": 60, "r": 10, "b": 110}, font={"family": FONT},
+        height=chart_height(len(labels), height), margin={"t": top + 10, "l": 60, "r": 10, "b": 110},
+        font={"family": FONT},
         legend={"orientation": "h", "y": 1.0, "yanchor": "bottom", "x": 1.0, "xanchor": "right"},
         hovermode="x unified",
         sliders=[{"active": int(current), "steps": steps, "x": 0.0, "len": 1.0, "y": -0.06, "yanchor": "top",
