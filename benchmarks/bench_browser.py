@@ -35,7 +35,6 @@ from __future__ import annotations
 import statistics
 import tempfile
 import time
-import weakref
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -122,41 +121,16 @@ def _reload(pg: Any) -> tuple[float, float]:
     return _settle(pg, start)
 
 
-_RUNS: weakref.WeakKeyDictionary[Any, list[int]] = weakref.WeakKeyDictionary()
-
-
-def _runs(pg: Any) -> list[int]:
-    """A one-element list counting the whole script runs the server reports finished to ``pg`` from now on, read
-    from its websocket (Streamlit's ``script_finished`` message): a count that misses no run however quick, where
-    the page's script-state attribute shows a run only if the page is drawn between its start and its end."""
-    if pg not in _RUNS:
-        from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
-
-        count = _RUNS[pg] = [0]
-
-        def seen(data: Any) -> None:
-            if isinstance(data, bytes | bytearray) and len(data) < 256:  # the message is tiny; charts are not parsed
-                msg = ForwardMsg.FromString(bytes(data))
-                if msg.WhichOneof("type") == "script_finished" \
-                        and msg.script_finished == ForwardMsg.ScriptFinishedStatus.FINISHED_SUCCESSFULLY:
-                    count[0] += 1
-
-        pg.on("websocket", lambda ws: ws.on("framereceived", seen))
-    return _RUNS[pg]
-
-
 def _act(pg: Any, action: Any) -> tuple[float, float]:
-    """``action()``, then the seconds until a script run has finished after it (:func:`_runs`) and the charts' data
-    changed, with the charts in view drawn, and with every chart drawn."""
-    runs = _runs(pg)
-    finished, before = runs[0], pg.evaluate(FINGERPRINT)
+    """``action()``, then the seconds until a script run has finished after it (the websocket's count,
+    ``browserkit.finished_runs``) and the charts' data changed, with the charts in view drawn, and with every chart
+    drawn."""
+    from tests.ui.browserkit import finished_runs, wait_for_run
+
+    finished, before = finished_runs(pg)[0], pg.evaluate(FINGERPRINT)
     start = time.perf_counter()
     action()
-    deadline = start + TIMEOUT_MS / 1000
-    while runs[0] <= finished:
-        if time.perf_counter() > deadline:
-            raise TimeoutError(f"no script run finished within {TIMEOUT_MS / 1000:.0f} s of the action")
-        pg.wait_for_timeout(5)  # lets the websocket's messages reach this process
+    wait_for_run(pg, finished, TIMEOUT_MS)
     return _settle(pg, start, f" && ({FINGERPRINT})() !== arg", before)
 
 
@@ -260,11 +234,13 @@ def _received(pg: Any) -> list[int]:
 def _one_page(browser: Any, url: str, page: ModelPage, steps: int) -> list[dict]:
     """First visit (after the warm-up), reload, slider steps, T and the size changed, on one page; the reload and
     step rows note the bytes the page received over its websocket (a figure that does not depend on the load)."""
+    from tests.ui.browserkit import finished_runs
+
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     try:
         pg = context.new_page()
         received = _received(pg)
-        _runs(pg)  # before the page opens its websocket
+        finished_runs(pg)  # before the page opens its websocket
         rows = [_page_row(page, "first visit after the warm-up", _visit(pg, f"{url}/{page.path}"))]
         received[0] = 0
         rows.append(_page_row(page, "reload, same settings", _reload(pg), f"{received[0] / 1024:.0f} KiB received"))

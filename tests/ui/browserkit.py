@@ -17,8 +17,10 @@ import sys
 import time
 import urllib.parse
 import urllib.request
+import weakref
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -248,6 +250,41 @@ WATCH_RUNS = """(() => { window.__reruns = 0; window.__runsEnded = 0;
 (more than once a run is fine; 0 means none): a quick run can start and end within one batch of mutation records,
 and the state read when the batch arrives is then already "notRunning". ``window.__runsEnded`` counts finished runs,
 so a wait can tell a page whose run has ended from one whose run has not started yet (both are idle)."""
+
+
+_RUNS: weakref.WeakKeyDictionary[Any, list[int]] = weakref.WeakKeyDictionary()
+
+
+def finished_runs(pg) -> list[int]:
+    """A one-element list counting the whole script runs the server reports finished to ``pg`` from now on, read
+    from its websocket (Streamlit's ``script_finished`` message): a count that misses no run however quick, where
+    the page's script-state attribute shows a run only if the page is drawn between its start and its end. A run cut
+    short for the next one and a fragment's own run do not count. Call it before the page opens its websocket."""
+    if pg not in _RUNS:
+        from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+        count = _RUNS[pg] = [0]
+
+        def seen(data: Any) -> None:
+            if isinstance(data, bytes | bytearray) and len(data) < 256:  # the message is tiny; charts are not parsed
+                msg = ForwardMsg.FromString(bytes(data))
+                if msg.WhichOneof("type") == "script_finished" \
+                        and msg.script_finished == ForwardMsg.ScriptFinishedStatus.FINISHED_SUCCESSFULLY:
+                    count[0] += 1
+
+        pg.on("websocket", lambda ws: ws.on("framereceived", seen))
+    return _RUNS[pg]
+
+
+def wait_for_run(pg, after: int, timeout_ms: int = 120_000, what: str = "the action") -> None:
+    """Wait until more than ``after`` script runs have finished on ``pg`` (:func:`finished_runs`): the run an action
+    caused is over, whether or not the page was ever seen running."""
+    runs = finished_runs(pg)
+    deadline = time.perf_counter() + timeout_ms / 1000
+    while runs[0] <= after:
+        if time.perf_counter() > deadline:
+            raise TimeoutError(f"no script run finished within {timeout_ms / 1000:.0f} s of {what}")
+        pg.wait_for_timeout(5)  # lets the websocket's messages reach this process
 
 
 WAITING_KEY = "scrub_waiting"

@@ -9,7 +9,16 @@ import contextlib
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from tests.ui.browserkit import CHART, ROOT, Served, slider_thumb, wait_for_charts, wait_idle
+from tests.ui.browserkit import (
+    CHART,
+    ROOT,
+    Served,
+    finished_runs,
+    slider_thumb,
+    wait_for_charts,
+    wait_for_run,
+    wait_idle,
+)
 
 pytestmark = pytest.mark.browser
 SHOT = ROOT / "artifacts" / "step_through.png"
@@ -37,26 +46,39 @@ when its chart never draws)."""
 
 def open_steps(pg, served: Served):
     """The dose page's step-through, open and drawn; returns its chart."""
-    server = served.url
-    pg.goto(server + "/dose?T=1000")
+    runs = finished_runs(pg)
+    pg.goto(served.url + "/dose?T=1000")
     wait_for_charts(pg)
     box = pg.get_by_test_id("stExpander").filter(has_text=EXPANDER)
-    box.get_by_text(EXPANDER).click()
-    toggle = box.get_by_text("Show the animation")
-    toggle.wait_for(state="visible", timeout=90_000)
-    wait_idle(pg)  # the rerun that drew the box's contents is over (it may still be running when its toggle shows)
-    toggle.click()
     try:
+        before = runs[0]
+        box.get_by_text(EXPANDER).click()
+        wait_for_run(pg, before, 90_000, "opening the box")  # the run that drew its contents is over, not only begun
+        before = runs[0]
+        switch_on(box)
+        wait_for_run(pg, before, 90_000, "switching the animation on")
         box.locator(f"{CHART} .main-svg").first.wait_for(state="attached", timeout=120_000)
-    except PlaywrightTimeout:
+    except (PlaywrightTimeout, TimeoutError) as err:
         log = served.log.read_text(errors="replace").splitlines()[-40:]
-        raise AssertionError("the step-through's chart was not drawn: " + box.evaluate(STATE) + "\nserver log:\n"
-                             + "\n".join(log)) from None
+        raise AssertionError(f"the step-through's chart was not drawn ({err}): " + box.evaluate(STATE)
+                             + f"\nruns finished: {runs[0]}\nserver log:\n" + "\n".join(log)) from None
     wait_idle(pg)
     assert box.evaluate("e => e.querySelector('details').open"), "switching the animation on folded the section"
     chart = box.locator(CHART).first
     chart.scroll_into_view_if_needed()
     return chart
+
+
+def switch_on(box, tries: int = 3) -> None:
+    """Click the box's "Show the animation" until its switch shows on: about one click in ten, right after the box
+    opened, left the switch off and sent nothing (the page got no click), and a visitor would click again."""
+    switch = box.locator("input[type=checkbox]").first
+    for _ in range(tries):
+        box.get_by_text("Show the animation").click()
+        with contextlib.suppress(PlaywrightTimeout):
+            switch.page.wait_for_function("el => el.checked", arg=switch.element_handle(), timeout=10_000)
+            return
+    raise AssertionError(f"the switch stayed off after {tries} clicks")
 
 
 def title_of(chart) -> str:
