@@ -287,6 +287,21 @@ def wait_for_run(pg, after: int, timeout_ms: int = 120_000, what: str = "the act
         pg.wait_for_timeout(5)  # lets the websocket's messages reach this process
 
 
+def switch_on(container, label: str, tries: int = 3) -> None:
+    """Click the toggle ``label`` in ``container`` until its switch shows on. About one click in ten on the
+    step-through's toggle, right after its box opened, left the switch off and sent nothing (the page got no click;
+    a visitor would click again), so the click is repeated, at most ``tries`` times."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    switch = container.get_by_test_id("stCheckbox").filter(has_text=label).locator("input").first
+    for _ in range(tries):
+        container.get_by_text(label, exact=True).click()
+        with contextlib.suppress(PlaywrightTimeout):
+            switch.page.wait_for_function("el => el.checked", arg=switch.element_handle(), timeout=10_000)
+            return
+    raise AssertionError(f"the switch {label!r} stayed off after {tries} clicks")
+
+
 WAITING_KEY = "scrub_waiting"
 """The key of the scrub chart's background note (``safebandit_ui.scrub.WAITING_KEY``, spelled out so that this kit
 imports no part of the app; a test checks that the two agree)."""

@@ -23,6 +23,7 @@ from tests.ui.browserkit import (
     chart_contents,
     save_full_page,
     slider_thumb,
+    switch_on,
     wait_drawn,
     wait_for_charts,
     wait_idle,
@@ -83,7 +84,7 @@ def test_step_through_plays_in_the_browser_without_a_rerun(server, page):
     toggle = page.get_by_text("Show the animation", exact=True)
     toggle.wait_for(state="visible", timeout=30_000)
     page.wait_for_timeout(500)  # the expander's opening animation
-    toggle.click()
+    switch_on(page, "Show the animation")
     wait_idle(page, 180_000)
     page.wait_for_function(animated, timeout=180_000)
     wait_for_charts(page)

@@ -15,6 +15,7 @@ from tests.ui.browserkit import (
     Served,
     finished_runs,
     slider_thumb,
+    switch_on,
     wait_for_charts,
     wait_for_run,
     wait_idle,
@@ -55,7 +56,7 @@ def open_steps(pg, served: Served):
         box.get_by_text(EXPANDER).click()
         wait_for_run(pg, before, 90_000, "opening the box")  # the run that drew its contents is over, not only begun
         before = runs[0]
-        switch_on(box)
+        switch_on(box, "Show the animation")
         wait_for_run(pg, before, 90_000, "switching the animation on")
         box.locator(f"{CHART} .main-svg").first.wait_for(state="attached", timeout=120_000)
     except (PlaywrightTimeout, TimeoutError) as err:
@@ -67,18 +68,6 @@ def open_steps(pg, served: Served):
     chart = box.locator(CHART).first
     chart.scroll_into_view_if_needed()
     return chart
-
-
-def switch_on(box, tries: int = 3) -> None:
-    """Click the box's "Show the animation" until its switch shows on: about one click in ten, right after the box
-    opened, left the switch off and sent nothing (the page got no click), and a visitor would click again."""
-    switch = box.locator("input[type=checkbox]").first
-    for _ in range(tries):
-        box.get_by_text("Show the animation").click()
-        with contextlib.suppress(PlaywrightTimeout):
-            switch.page.wait_for_function("el => el.checked", arg=switch.element_handle(), timeout=10_000)
-            return
-    raise AssertionError(f"the switch stayed off after {tries} clicks")
 
 
 def title_of(chart) -> str:
