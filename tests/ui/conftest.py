@@ -3,6 +3,7 @@ warnings Streamlit logs. Streamlit's loggers do not propagate, so a handler is p
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Iterator
 
@@ -11,6 +12,18 @@ from streamlit.elements.lib import policies
 
 from tests.ui.browserkit import browser, page, served, server  # noqa: F401  (the browser tests' fixtures)
 from tests.ui.helpers import cleared_caches
+
+
+@pytest.fixture(scope="session", autouse=True)
+def one_component_scan() -> Iterator[None]:
+    """Each new AppTest scans every installed package's metadata for Streamlit components (65 ms here, about 180
+    AppTests a suite run); the installed packages do not change while the suite runs, so one scan serves them all."""
+    from streamlit.components.v2 import manifest_scanner
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(manifest_scanner, "scan_component_manifests",
+                   functools.cache(manifest_scanner.scan_component_manifests))
+        yield
 
 
 @pytest.fixture
