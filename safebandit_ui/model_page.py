@@ -21,7 +21,7 @@ from safebandit_core import families
 from safebandit_core.fields import Field
 from safebandit_core.model import Family, Run
 
-from . import ahead, downloads, forms, links, live, pagekit, pins, scrub, shell, tools
+from . import ahead, downloads, forms, links, live, pagekit, pins, scrub, shell, store, tools
 
 Views = dict[str, Any]
 """What a page reads from a finished run (its tidy frame, its summary, ...), built once per run; ``summary``
@@ -86,7 +86,9 @@ class Spec:
     - ``sections``: what follows, each ``f(settings, run, views, ctx)`` (a table, a round inspector);
     - ``steps(run)``: the step-through of one seed (None: none); ``stem(settings)``: the downloads' file name;
       ``key_prefix``: of the download buttons' keys; ``saved_figures(settings, views, state)``: the charts the
-      zip holds (default: ``figures``).
+      zip holds (default: ``figures``);
+    - ``opening``: the view state ``layout`` returns while the page's controls are untouched, under which the
+      warm-up makes the opening charts (:func:`warm_charts`).
     """
 
     section: str
@@ -110,6 +112,7 @@ class Spec:
     steps: Callable[[Run], Callable[[str, int], go.Figure]] | None = None
     key_prefix: str = ""
     saved_figures: Callable[[Any, Views, Any], Mapping[str, go.Figure]] | None = None
+    opening: Any = None
 
 
 SIDEBAR_NAMES = {"policies": "Policies", "precision": "Precision (sidebar)", "base_seed": "Base seed (sidebar)"}
@@ -209,6 +212,21 @@ def prepared(spec: Spec, s: Any, run: Run, state: Any) -> tuple[Views, Mapping[s
     run and shared (:func:`.pagekit.per_run`): what :func:`render` draws and what computing ahead makes for it."""
     views = pagekit.per_run(run, "views", lambda: spec.views(run))
     return views, pagekit.per_run(run, ("figures", state), lambda: spec.figures(s, views, state))
+
+
+def warm_charts(s: Any, device: str) -> bool:
+    """Make what the model page of ``s`` draws from its stored run when its controls are untouched: the views, and
+    each chart under :attr:`Spec.opening` encoded as the page sends it (the charts of its closed boxes too). The
+    page's first visitor after the warm-up then only sends them, as every later visitor does. False when the run is
+    not in the store."""
+    entry = store.store().peek(store.key_of(s, device))
+    if entry is None:
+        return False
+    spec = spec_of(families.of(s))
+    _, figures = prepared(spec, s, entry.value, spec.opening)
+    for fig in figures.values():
+        pagekit.encode_ahead(fig)
+    return True
 
 
 def render(kind: str, title: str, intro: str) -> None:

@@ -89,12 +89,18 @@ def figure_key(settings: Any, device: str, field: str, current: int) -> str:
 
 def figure(settings: Any, device: str, field: str, current: int) -> go.Figure | str:
     """The scrub chart of ``field`` starting at value index ``current`` (or why there is none), built once per
-    server (plotly's checks of 21 frames take longer than a small grid) and shared through the store."""
+    server (plotly's checks of 21 frames take longer than a small grid) with what the page sends of it
+    (:func:`.pagekit.encode_ahead`), and shared through the store."""
     res = result(settings, device, field)
     if isinstance(res, str):
         return res
-    build = lambda: vs.scrub_figure(res.curves, res.finals, symbol=res.symbol, label=res.label, values=res.values,
-                                    titles=res.titles, current=current)
+
+    def build() -> go.Figure:
+        fig = vs.scrub_figure(res.curves, res.finals, symbol=res.symbol, label=res.label, values=res.values,
+                              titles=res.titles, current=current)
+        pagekit.encode_ahead(fig)
+        return fig
+
     entry, _ = store.store().get_or_compute(figure_key(settings, device, field, current), build)
     return entry.value
 

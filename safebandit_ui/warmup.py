@@ -2,7 +2,8 @@
 
 :func:`start` runs once per process, whoever calls it first: :mod:`.serve` (what ``make run`` starts)
 when the server starts, before anyone visits, or ``app.py`` (then a no-op). A daemon thread runs, on the
-default device and in this order: each model family's default settings, each model page's scrub chart
+default device and in this order: each model family's default settings (with the charts its page draws from
+them: :func:`.model_page.warm_charts`), each model page's scrub chart
 (its grid and figure), the *Your data* page's built-in example, every audience scenario of the Present
 page (:mod:`safebandit_core.scenarios`) and every run of every lesson scene
 (:mod:`safebandit_core.lessons`); each goes into the shared :mod:`.store` through :func:`.live.warm`,
@@ -33,7 +34,7 @@ from typing import Any, NamedTuple
 
 from safebandit_core import device, families, lessons, logged, scenarios
 
-from . import live, scrub
+from . import live, model_page, scrub
 
 OFF_ENV = "SAFEBANDIT_WARMUP"
 """``SAFEBANDIT_WARMUP=0`` turns the warm-up off (the test suite does, so tests time only what they run)."""
@@ -49,14 +50,15 @@ SCRUB = "scrub:"
 
 
 class Job(NamedTuple):
-    """One run to store: a name for the log, and what the page passes to :func:`.live.run` for it; ``warnings``: a
-    model page's opening, whose page also computes the family's warnings for these settings."""
+    """One run to store: a name for the log, and what the page passes to :func:`.live.run` for it; ``page``: a
+    model page's opening, whose page also computes the family's warnings for these settings and draws its charts
+    (both made here too)."""
 
     name: str
     settings: Any
     extra: Any = None
     simulate: Callable[..., Any] | None = None
-    warnings: bool = False
+    page: bool = False
 
 
 def defaults(device_id: str) -> list[Any]:
@@ -99,7 +101,7 @@ def jobs(device_id: str) -> list[Job]:
     """Everything the warm-up stores, in order: the model pages first (most visitors start there), their scrub
     charts, then the other pages' openings."""
     models = defaults(device_id)
-    return ([Job(type(s).KIND, s, warnings=True) for s in models] + [Job(f"{SCRUB}{type(s).KIND}", s) for s in models
+    return ([Job(type(s).KIND, s, page=True) for s in models] + [Job(f"{SCRUB}{type(s).KIND}", s) for s in models
                                                       if families.of(s).scrub]
             + [logged_page(device_id)] + presentation(device_id) + lesson_runs(device_id))
 
@@ -157,8 +159,9 @@ def _warm(device_id: str, status: dict[str, Any], halt: threading.Event = _STOP)
                 scrub.warm(job.settings, device_id)
             else:
                 live.warm(job.settings, device_id, job.extra, job.simulate)
-            if job.warnings:  # they compile small JAX programs too
+            if job.page:  # the warnings compile small JAX programs too
                 families.of(job.settings).warnings(job.settings)
+                model_page.warm_charts(job.settings, device_id)
             if job.name not in status["done"]:
                 status["done"].append(job.name)
         except Exception as err:  # as above

@@ -213,4 +213,5 @@ SPEC = model_page.Spec(
     steps=tools.conservative_steps,
     stem=lambda s: f"conservative_{s.problem}_T{s.T}_K{s.K}_seed{s.base_seed}",
     key_prefix="cb_",
+    opening=float(pagekit.ZOOM_DEFAULT),
 )

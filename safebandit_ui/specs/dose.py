@@ -63,6 +63,10 @@ def figures(s: DoseSettings, v: model_page.Views, band: str) -> dict[str, go.Fig
             "safe": vd.safe_interval_figure(v["frame"])}
 
 
+BANDS = ("std", "minmax")
+"""The regret chart's spread across seeds: ± 1 std (the radio's first choice, the opening) or min – max."""
+
+
 def layout(s: DoseSettings) -> tuple[model_page.Slots, str]:
     """The result sections with their explanations; returns chart slots and the chosen regret band."""
     slots: dict[str, Any] = {}
@@ -73,7 +77,7 @@ def layout(s: DoseSettings) -> tuple[model_page.Slots, str]:
         slots["regret_text"] = st.empty()
         pagekit.symbols("dose_regret_symbols",
                         r"\mathcal{R}_T=\sum_{t=1}^{T}\big(g(\alpha^*_t)-g(\alpha_t)\big)\langle X_t,\theta^*\rangle")
-        band = links.bound(st.radio, "Spread across seeds", ["std", "minmax"], key="band", horizontal=True,
+        band = links.bound(st.radio, "Spread across seeds", list(BANDS), key="band", horizontal=True,
                            format_func={"std": "± 1 std", "minmax": "min – max"}.get)
     with pagekit.chart_row(slots, "violations", "Safety: how often the realized cost passes τ"):
         st.markdown("Each round must keep its **realized** cost below τ with probability at least 1 − δ: the bar "
@@ -180,4 +184,5 @@ SPEC = model_page.Spec(
     steps=tools.dose_steps,
     stem=lambda s: f"dose_T{s.T}_d{s.d}_seed{s.base_seed}",
     saved_figures=lambda s, v, band: {**figures(s, v, band), "slack": vd.slack_figure(v["frame"])},
+    opening=BANDS[0],
 )

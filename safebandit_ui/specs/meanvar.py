@@ -184,4 +184,5 @@ SPEC = model_page.Spec(
     sections=(summary_table,),
     stem=lambda s: f"meanvar_T{s.T}_K{s.K}_rho{s.rho:g}_seed{s.base_seed}",
     key_prefix="mv_",
+    opening=float(pagekit.ZOOM_DEFAULT),
 )

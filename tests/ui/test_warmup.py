@@ -1,7 +1,7 @@
 """The server's warm-up stores every page's opening run under the very key the page asks for, so the first
-visitor after it is served from the store (nothing computed, nothing compiled): each model page with untouched
-controls and its scrub chart, the *Your data* page's built-in example, every Present scenario and every lesson
-scene; and it stops cleanly with its process."""
+visitor after it is served from the store (nothing computed, nothing compiled, no chart built): each model page
+with untouched controls, its charts and its scrub chart, the *Your data* page's built-in example, every Present
+scenario and every lesson scene; and it stops cleanly with its process."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from collections.abc import Iterator
 import pytest
 
 from safebandit_core import device, lessons, runner, scenarios
-from safebandit_ui import live, store, warmup
+from safebandit_ui import live, pagekit, store, warmup
 from tests.ui.browserkit import serve
 from tests.ui.helpers import APP, ROOT, charts, cleared_caches, open_page
 from tests.xlaflags import LARGE_RUN_ROUNDS
@@ -93,14 +93,22 @@ def test_settling_the_heap_leaves_the_collector_a_fraction_to_walk():
         gc.unfreeze()
 
 
+def made() -> tuple[int, int]:
+    """How many views and charts the pages have built, and how many charts they have encoded, in this process."""
+    return pagekit._per_run().made, pagekit._serialised().made
+
+
 @pytest.mark.parametrize("page", PAGES)
 def test_a_page_with_untouched_controls_finds_the_warm_up_run(warmed, page):
-    before = stored()
+    """Its run and scrub chart from the store; a model page's views and charts too, made and encoded by the warm-up
+    (so the view state the warm-up assumed, ``Spec.opening``, is the one the page's untouched controls give)."""
+    before, built = stored(), made()
     at = open_page(page)
     ran = [c.value for c in at.caption if c.value.startswith("Ran on")]
     assert ran and "already computed on this server" in ran[0], (page, ran)
     if page != "pages/logged.py":
         assert "scrub" in charts(at), page
+        assert made() == built, f"{page} built or encoded its opening charts again"
     assert stored() == before, f"{page} computed its opening run or its scrub chart again"
 
 
