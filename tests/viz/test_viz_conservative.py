@@ -104,6 +104,21 @@ def test_negative_slack_ignores_rounding_but_not_real_breaks():
     assert table.loc["UCB", "min_slack"] == pytest.approx(-2.0 - 0.1 * (T - 10))
 
 
+def test_negative_slack_by_hand_skips_missing_values_as_pandas_does():
+    """A round without a slack (NaN) and a row without a seed count for nothing; a policy with no slack at all
+    has NaN as its least and was never below 0."""
+    f = pd.DataFrame({"policy": pd.Categorical(["a", "a", "a", "b", "b"], categories=["b", "a", "c"]),
+                      "seed": [0.0, 1.0, np.nan, 0.0, 1.0], "t": [1, 1, 2, 1, 2],
+                      "slack": [np.nan, -3.0, -5.0, np.nan, np.nan], "baseline_line": [1.0] * 5})
+    table = vc.negative_slack(f)
+    assert table["policy"].tolist() == ["b", "a"]
+    a, b = table.iloc[1], table.iloc[0]
+    assert a["min_slack"] == -5.0 and a["first_negative_t"] == 1 and a["first_negative_slack"] == -3.0
+    assert a["runs_broken"] == 1 and a["runs"] == 2  # the broken rows' seeds: 1 and a missing one
+    assert np.isnan(b["min_slack"]) and b["first_negative_t"] == 0 and b["first_negative_slack"] == 0.0
+    assert b["runs_broken"] == 0 and b["runs"] == 2
+
+
 def test_role_colours_are_distinct_within_every_problem():
     for names in (["GenCB", "ConUCB", "CLUCB", "UCB"], ["GenCB", "CLUCB", "CLUCB2", "LinUCB"],
                   ["GenCB", "C3UCB", "C2UCB"], ["MV-CUCB", "MV-UCB"], ["GenCB", "mystery"]):
