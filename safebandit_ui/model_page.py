@@ -11,6 +11,7 @@ their explanations, the charts, the sentences computed from the run and the sect
 from __future__ import annotations
 
 import dataclasses
+import threading
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
@@ -184,15 +185,20 @@ def build_settings(family: Family, spec: Spec, values: dict[str, Any], ctx: shel
 
 class Figures(Mapping[str, go.Figure]):
     """A page's charts by slot name, each built on first use and then kept (:func:`render` caches the whole set per
-    run): a chart whose section is closed is never built, while the downloads still get every chart."""
+    run): a chart whose section is closed is never built, while the downloads still get every chart.
+
+    Thread-safe: a chart that another thread is building (computing ahead prepares the very charts a page about to
+    show the run asks for) is waited for, not built a second time beside it."""
 
     def __init__(self, **build: Callable[[], go.Figure]) -> None:
         self._build = build
         self._made: dict[str, go.Figure] = {}
+        self._locks = {name: threading.Lock() for name in build}
 
     def __getitem__(self, name: str) -> go.Figure:
-        if name not in self._made:
-            self._made[name] = self._build[name]()
+        with self._locks[name]:
+            if name not in self._made:
+                self._made[name] = self._build[name]()
         return self._made[name]
 
     def __iter__(self) -> Iterator[str]:

@@ -108,3 +108,33 @@ def test_a_figure_set_builds_each_chart_once_and_only_when_asked():
     assert list(drawn) == ["a"] and calls == ["a"], "a chart without a slot is not built"
     assert figs["a"] is drawn["a"] and calls == ["a"]
     assert set(dict(figs)) == {"a", "b"} and calls == ["a", "b"], "the downloads still get every chart"
+
+
+def test_a_chart_asked_for_by_two_threads_at_once_is_built_once():
+    """Computing ahead and the page that shows its run ask for the same chart at about the same moment: the second
+    waits for the first's chart instead of building its own beside it."""
+    import threading
+
+    import plotly.graph_objects as go
+
+    started, release, calls = threading.Event(), threading.Event(), []
+
+    def build() -> go.Figure:
+        calls.append(threading.get_ident())
+        started.set()
+        assert release.wait(10)
+        return go.Figure()
+
+    figs = model_page.Figures(a=build)
+    got: list[go.Figure] = []
+    first = threading.Thread(target=lambda: got.append(figs["a"]))
+    first.start()
+    assert started.wait(10)
+    second = threading.Thread(target=lambda: got.append(figs["a"]))
+    second.start()
+    second.join(0.2)
+    assert second.is_alive(), "the second asker waits while the first builds"
+    release.set()
+    first.join(10)
+    second.join(10)
+    assert len(calls) == 1 and len(got) == 2 and got[0] is got[1]
