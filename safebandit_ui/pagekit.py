@@ -8,6 +8,7 @@ The other shared pieces live beside this module: :mod:`.forms` (URL-bound contro
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Hashable, Iterable, Mapping
 from typing import Any, TypeVar
 
@@ -88,15 +89,18 @@ class Serialised(go.Figure):
         super().__init__()
         self._spec = spec
         self._text: str | None = None
+        self._encoding = threading.Lock()
 
     def to_dict(self) -> dict[str, Any]:
         """The dict made once (shared: never change it in place)."""
         return self._spec
 
     def text(self) -> str:
-        """The JSON the app's own chart element sends (:func:`.plot.encode`), made on the first drawing only."""
-        if self._text is None:
-            self._text = plot.encode(self._spec)
+        """The JSON the app's own chart element sends (:func:`.plot.encode`), made on the first drawing only (a
+        thread asking while another makes it, as computing ahead and a page can, waits for that one)."""
+        with self._encoding:
+            if self._text is None:
+                self._text = plot.encode(self._spec)
         return self._text
 
 

@@ -138,3 +138,32 @@ def test_a_chart_asked_for_by_two_threads_at_once_is_built_once():
     first.join(10)
     second.join(10)
     assert len(calls) == 1 and len(got) == 2 and got[0] is got[1]
+
+
+def test_a_charts_json_asked_for_by_two_threads_at_once_is_encoded_once(monkeypatch):
+    """The JSON the chart element sends, asked for by computing ahead and by a page at once: encoded once."""
+    import threading
+
+    import plotly.graph_objects as go
+
+    started, release, calls = threading.Event(), threading.Event(), []
+
+    def encode(spec: dict) -> str:
+        calls.append(1)
+        started.set()
+        assert release.wait(10)
+        return "{}"
+
+    monkeypatch.setattr(pagekit.plot, "encode", encode)
+    made = pagekit.serialised(go.Figure(), keep=False)
+    got: list[str] = []
+    threads = [threading.Thread(target=lambda: got.append(made.text())) for _ in range(2)]
+    threads[0].start()
+    assert started.wait(10)
+    threads[1].start()
+    threads[1].join(0.2)
+    assert threads[1].is_alive(), "the second asker waits while the first encodes"
+    release.set()
+    for t in threads:
+        t.join(10)
+    assert calls == [1] and got == ["{}", "{}"]
