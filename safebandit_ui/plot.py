@@ -26,6 +26,7 @@ from typing import Any
 import plotly
 import plotly.io as pio
 import streamlit as st
+from streamlit import runtime
 from streamlit.components.v2 import component
 
 from .approot import app_root
@@ -300,9 +301,17 @@ def provide_script(root: Path | None = None) -> bool:
         return False
 
 
-@st.cache_resource(show_spinner=False)
 def served() -> bool:
-    """Whether this process draws with the own element: static serving is on and plotly's code is in place."""
+    """Whether this process draws with the own element: static serving is on and plotly's code is in place.
+
+    False, and not yet decided, until Streamlit's runtime exists: a thread asking while the server starts (the
+    warm-up making the pages' charts) must not settle the answer before the server has read its options."""
+    return runtime.exists() and _served()
+
+
+@st.cache_resource(show_spinner=False)
+def _served() -> bool:
+    """:func:`served`, decided once per process."""
     return bool(st.get_option("server.enableStaticServing")) and provide_script()
 
 

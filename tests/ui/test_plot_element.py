@@ -127,6 +127,23 @@ def test_without_static_serving_the_charts_fall_back_to_streamlits_element(monke
         st.cache_resource.clear()
 
 
+def test_a_thread_asking_before_the_server_runs_does_not_settle_which_element_draws(monkeypatch):
+    """The warm-up may make the pages' charts while the server is still starting: asked then, ``served`` says no
+    without deciding (the server's options are not read yet); once the runtime exists, the charts go through the
+    own element as before."""
+    st.cache_resource.clear()
+    asked = []
+    decide = plot.provide_script
+    monkeypatch.setattr(plot, "provide_script", lambda root=None: asked.append(1) or decide(root))
+    try:
+        assert not plot.served() and asked == [], "decided with no runtime"
+        at = open_page("pages/dose.py")
+        assert asked == [1] and "regret" in {el.key for el in at.get("bidi_component")
+                                             if el.proto.component_name == plot.NAME}
+    finally:
+        st.cache_resource.clear()
+
+
 def test_every_chart_of_the_app_goes_through_the_own_element():
     """One plotly per browser tab, the cartesian bundle's: no page calls Streamlit's plotly element, which would load
     Streamlit's own full bundle beside it (the element falls back to it by itself where it must)."""
