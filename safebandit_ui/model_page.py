@@ -220,18 +220,24 @@ def prepared(spec: Spec, s: Any, run: Run, state: Any) -> tuple[Views, Mapping[s
     return views, pagekit.per_run(run, ("figures", state), lambda: spec.figures(s, views, state))
 
 
+def made_ready(spec: Spec, s: Any, run: Run, state: Any, slots: Mapping[str, Any] | None = None) -> None:
+    """Build the views and the charts of ``run`` under ``state`` (those with a slot in ``slots``; None: every chart)
+    and encode each as the page sends it, so that a later drawing only sends them: what computing ahead and the
+    warm-up make for a page."""
+    _, figures = prepared(spec, s, run, state)
+    for fig in (figures if slots is None else shown(slots, figures)).values():
+        pagekit.encode_ahead(fig)
+
+
 def warm_charts(s: Any, device: str) -> bool:
-    """Make what the model page of ``s`` draws from its stored run when its controls are untouched: the views, and
-    each chart under :attr:`Spec.opening` encoded as the page sends it (the charts of its closed boxes too). The
-    page's first visitor after the warm-up then only sends them, as every later visitor does. False when the run is
-    not in the store."""
+    """:func:`made_ready` for the model page of ``s`` with untouched controls, from its stored run: every chart under
+    :attr:`Spec.opening` (those of its closed boxes too). The page's first visitor after the warm-up then only
+    sends them, as every later visitor does. False when the run is not in the store."""
     entry = store.store().peek(store.key_of(s, device))
     if entry is None:
         return False
     spec = spec_of(families.of(s))
-    _, figures = prepared(spec, s, entry.value, spec.opening)
-    for fig in figures.values():
-        pagekit.encode_ahead(fig)
+    made_ready(spec, s, entry.value, spec.opening)
     return True
 
 
@@ -289,9 +295,9 @@ def compute_ahead(family: Family, spec: Spec, s: Any, ctx: shell.RunContext, slo
     names, pinned = dict.fromkeys(slots), pins.pinned(family.kind)
 
     def prepare(n: Any, run: Run) -> None:
-        _, figures = prepared(spec, n, run, state)
-        if not pinned:
-            for fig in shown(names, figures).values():
-                pagekit.encode_ahead(fig)
+        if pinned:
+            prepared(spec, n, run, state)
+        else:
+            made_ready(spec, n, run, state, names)
 
     ahead.after(s, ctx.device, previous, prepare)
