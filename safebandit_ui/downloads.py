@@ -1,8 +1,10 @@
 """The one download path: per-round CSV and Parquet, the settings JSON, and everything as one zip.
 
-Files are made only when their button is clicked. The zip is :func:`safebandit_core.export.bundle`:
-per-round Parquet, the summary as CSV, the settings JSON, the figures as HTML (they open offline),
-``provenance.json`` (package and library versions, commit, device) and any extra JSON (pinned runs).
+They sit in a collapsed *Save this run* box whose buttons are drawn only while it is open (a page load then costs
+the browser eleven elements fewer), and files are made only when their button is clicked. The zip is
+:func:`safebandit_core.export.bundle`: per-round Parquet, the summary as CSV, the settings JSON, the figures as HTML
+(they open offline), ``provenance.json`` (package and library versions, commit, device) and any extra JSON (pinned
+runs).
 """
 
 from __future__ import annotations
@@ -18,9 +20,12 @@ import streamlit as st
 
 from safebandit_core import export
 
-from . import registry
+from . import pagekit, registry
 
 ZIP_LABEL = "Everything (zip)"
+SAVE_LABEL = "Save this run: per-round CSV or Parquet, the settings, everything as a zip"
+SAVE_BOX = "{}save_box"
+"""The key of a page's *Save this run* box (the page's key prefix in it); Streamlit keeps it open across reruns."""
 ROUNDS_NAME = "per_round"
 
 
@@ -42,8 +47,18 @@ def parquet_bytes(frame: pd.DataFrame) -> bytes:
 def downloads(settings: Any, frame: pd.DataFrame | Callable[[], pd.DataFrame], stem: str, key_prefix: str = "",
               summary: pd.DataFrame | None = None, figures: Callable[[], Mapping[str, go.Figure]] | None = None,
               extra: Callable[[], Mapping[str, Any]] | None = None, device: str = "", precision: str = "") -> None:
-    """The *Save this run* row: per-round CSV and Parquet, settings JSON and the zip, saved as ``stem`` + extension."""
-    st.subheader("Save this run")
+    """The *Save this run* box: per-round CSV and Parquet, settings JSON and the zip, saved as ``stem`` + extension;
+    its buttons are drawn while it is open (:func:`.pagekit.lazy`)."""
+    box = pagekit.lazy(SAVE_LABEL, SAVE_BOX.format(key_prefix), icon=":material/download:")
+    if not box.open:
+        return
+    with box:
+        _buttons(settings, frame, stem, key_prefix, summary, figures, extra, device, precision)
+
+
+def _buttons(settings: Any, frame: pd.DataFrame | Callable[[], pd.DataFrame], stem: str, key_prefix: str,
+             summary: pd.DataFrame | None, figures: Callable[[], Mapping[str, go.Figure]] | None,
+             extra: Callable[[], Mapping[str, Any]] | None, device: str, precision: str) -> None:
     rows = frame if callable(frame) else (lambda: frame)
     settings_json = json.dumps(export.settings_dict(settings), indent=2, sort_keys=True)
     page = registry.title_of_kind(export.settings_dict(settings).get("kind", ""))

@@ -96,7 +96,12 @@ def warnings(at: AppTest) -> list[str]:
 
 
 def download_labels(at: AppTest) -> set[str]:
-    """Labels of every download button on the page."""
+    """Labels of every download button on the page, its *Save this run* box opened first (its buttons are drawn only
+    while it is open)."""
+    closed = [k for k in lazy_boxes(at) if k.endswith("save_box")
+              and not (k in at.session_state and at.session_state[k])]
+    if closed:
+        open_boxes(at, *closed)
     return {b.proto.label for b in at.get("download_button")}
 
 

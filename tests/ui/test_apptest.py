@@ -246,6 +246,13 @@ def test_second_device_and_precision_reach_the_run():
     assert got["label"] in got["ran"] and "float32" in got["ran"]
 
 
+def test_the_download_buttons_are_drawn_only_once_their_box_is_open():
+    at = dose_page(tau=0.75)
+    assert "save_box" in lazy_boxes(at) and not at.get("download_button")
+    assert download_labels(at) == {"Per-round CSV", "Per-round Parquet", "Settings JSON", "Everything (zip)"}
+    assert at.session_state["save_box"]
+
+
 def test_zip_download_and_a_zip_upload_re_creates_the_run():
     first = dose_page(tau=0.75, base_seed=2)
     assert {"Per-round CSV", "Per-round Parquet", "Settings JSON", "Everything (zip)"} <= download_labels(first)
