@@ -196,6 +196,12 @@ def zoom_row(slots: dict[str, Any], key: str, note: str) -> float:
     return float(zoom)
 
 
+def display(formula: str) -> str:
+    """``formula`` (LaTeX) as a displayed equation to end a markdown paragraph with: the paragraph and its formula
+    are then one element on the page, not two (each element costs the browser its own render on every load)."""
+    return f"\n\n$$\n{formula}\n$$"
+
+
 def symbols(key: str, *formulas: str, note: str = "") -> None:
     """A section's formulas (LaTeX) and ``note`` in a collapsed *In symbols* box (:func:`lazy`, ``key``), typeset
     only while it is open: the words beside each chart say the same in plain language, and every formula costs

@@ -117,12 +117,12 @@ def explain_rule(s: ConservativeSettings) -> model_page.Slots:
     left, right = st.columns([3, 2], gap="medium")
     left.markdown("A **default arm** x₀ pays a known μ₀ every time, with no noise: the treatment everyone trusts. "
                   "At **every** round t the learner's total reward must stay above what the default would have "
-                  "earned, minus a tolerated share α, on the run itself (the *sample path*), not only on average:")
-    left.latex(r"\sum_{s=1}^{t} r_s \;\ge\; (1-\alpha)\,\mu_0\,t \qquad \text{for every } t")
+                  "earned, minus a tolerated share α, on the run itself (the *sample path*), not only on average:"
+                  + pagekit.display(r"\sum_{s=1}^{t} r_s \;\ge\; (1-\alpha)\,\mu_0\,t \qquad \text{for every } t"))
     right.markdown("**GenCB** explores only when it can afford the worst case (*this pull pays 0*), i.e. when what "
-                   "it has earned already clears the line:")
-    right.latex(r"r_S + N_0\,\mu_0 \;\ge\; (1-\alpha)\,\mu_0\,t")
-    right.markdown("Otherwise it plays x₀; so by construction its slack never drops below zero.")
+                   "it has earned already clears the line:"
+                   + pagekit.display(r"r_S + N_0\,\mu_0 \;\ge\; (1-\alpha)\,\mu_0\,t")
+                   + "\n\nOtherwise it plays x₀; so by construction its slack never drops below zero.")
     right.caption("The baselines (ConUCB, CLUCB, CLUCB2, C3UCB) check a budget of **lower confidence bounds** (δ = "
                   "1/T; the rule holds with probability 1 − δ), wide early on, so they fall back on the default arm "
                   "often. Whether that costs more or less regret than GenCB depends on the horizon: the sentences "

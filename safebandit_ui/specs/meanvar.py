@@ -86,16 +86,15 @@ def explain_rule(s: MVSettings) -> model_page.Slots:
     st.subheader("The rule: keep the run's mean-variance near the default's")
     left, right = st.columns([3, 2], gap="medium")
     left.markdown("Here a good arm pays well **and** steadily. An arm's score is its mean-variance; the default arm "
-                  "x₀ pays μ₀ with no spread, so MV₀ = ρ·μ₀:")
-    left.latex(r"\mathrm{MV}_x=\rho\,\mu_x-\sigma_x^2")
-    left.markdown("The learner's own run, default pulls included, must keep its empirical mean-variance above a "
-                  "share 1 − α of the default's at **every** round:")
-    left.latex(r"\widehat{\mathrm{MV}}_t=\rho\,\bar r_t-\frac1t\sum_{s\le t}(r_s-\bar r_t)^2"
-               r"\;\ge\;(1-\alpha)\,\mathrm{MV}_0\quad\text{for every } t")
+                  "x₀ pays μ₀ with no spread, so MV₀ = ρ·μ₀:" + pagekit.display(r"\mathrm{MV}_x=\rho\,\mu_x-\sigma_x^2")
+                  + "\n\nThe learner's own run, default pulls included, must keep its empirical mean-variance above a "
+                  "share 1 − α of the default's at **every** round:"
+                  + pagekit.display(r"\widehat{\mathrm{MV}}_t=\rho\,\bar r_t-\frac1t\sum_{s\le t}(r_s-\bar r_t)^2"
+                                    r"\;\ge\;(1-\alpha)\,\mathrm{MV}_0\quad\text{for every } t"))
     right.markdown("**MV-CUCB** explores only when its path could absorb the worst a single pull can do to the "
                    "path's mean-variance (at most 2 for rewards in [0, 1]); otherwise it plays x₀. **MV-UCB** "
-                   "ignores the rule. The One-size-fits-all paper proves the constraint holds on every path when")
-    right.latex(r"\rho>\frac{2}{\alpha\,\mu_0}")
+                   "ignores the rule. The One-size-fits-all paper proves the constraint holds on every path when"
+                   + pagekit.display(r"\rho>\frac{2}{\alpha\,\mu_0}"))
     right.caption("This condition is sufficient (Theorem 5); below it nothing is promised: the guarantee is gone, "
                   "but the slack may still stay ≥ 0. The line below says what it did in this run.")
     if assumption_ok(s.alpha, s.mu0, s.rho):

@@ -77,7 +77,8 @@ def test_page_runs_and_says_what_this_run_shows(monkeypatch):
     table = at.table[0].value
     assert list(table["policy"]) == ["GenCB", "ConUCB", "UCB"]
     assert (table.loc[table["policy"] != "UCB", "min slack"] >= -1e-9).all()
-    assert any(r"\sum_{s=1}^{t} r_s" in lat.value for lat in at.latex)
+    rule = next(m.value for m in at.markdown if r"\sum_{s=1}^{t} r_s" in m.value)
+    assert rule.startswith("A **default arm**") and "\n$$\n" in rule  # the paragraph and its displayed formula
     # At this horizon ConUCB has less regret than GenCB: the page says so, and at which horizon it holds.
     verdict = sentence(at, "At T = 400")
     regret = dict(zip(table["policy"], table["final regret (mean)"], strict=True))
