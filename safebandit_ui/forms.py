@@ -161,9 +161,22 @@ def restore_from_upload(form: SettingsForm[Any]) -> None:
     st.session_state[form.message_key] = ("success", f"Restored the settings of {file.name}.")
 
 
+RESTORE_BOX = "{}_box"
+"""The key of a page's *Restore a run* box (its uploader's key in it); Streamlit keeps it open across reruns."""
+
+
 def restore_section(form: SettingsForm[Any]) -> None:
-    """The *Restore a run* uploader and the message its last upload left."""
-    st.markdown("**Restore a run**")
+    """The *Restore a run* box: the uploader and the message its last upload left, drawn only while the box is open
+    (a collapsed box is one element on a page load; the uploader is two more and its own code for the browser)."""
+    box = st.expander("Restore a run", key=RESTORE_BOX.format(form.upload_key), icon=":material/upload_file:",
+                      on_change="rerun")
+    if not box.open:
+        return
+    with box:
+        _uploader(form)
+
+
+def _uploader(form: SettingsForm[Any]) -> None:
     st.file_uploader("Settings JSON or zip saved by this page", type=["json", "zip"], key=form.upload_key,
                      on_change=restore_from_upload, args=(form,), max_upload_size=uploads.MAX_UPLOAD_MB,
                      help="Restores every control (and the base seed) from the file, or from the settings in a "

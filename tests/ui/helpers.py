@@ -63,6 +63,14 @@ def open_boxes(at: AppTest, *keys: str) -> AppTest:
     return at
 
 
+def uploader(at: AppTest, key: str) -> Any:
+    """The file uploader ``key``, its collapsed box (``key + "_box"``: *Restore a run*) opened first if it has one."""
+    box = f"{key}_box"
+    if box in lazy_boxes(at) and not (box in at.session_state and at.session_state[box]):
+        open_boxes(at, box)
+    return at.file_uploader(key=key)
+
+
 def sent(at: AppTest) -> dict[str, str]:
     """The JSON of every plotly figure on the page, by its key: Streamlit's plotly element (``st.plotly_chart``) and
     the app's own (:mod:`safebandit_ui.plot`, which sends the figure's JSON in its data)."""

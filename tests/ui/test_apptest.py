@@ -33,6 +33,7 @@ from tests.ui.helpers import (
     lazy_boxes,
     open_boxes,
     open_page,
+    uploader,
 )
 
 SMALL_T = 1000
@@ -174,7 +175,7 @@ def test_no_policy_chosen_is_an_error():
 
 def test_malformed_settings_upload_names_the_problem():
     at = dose_page()
-    at.file_uploader(key="dose_upload").upload("broken.json", b"{not json", "application/json").run()
+    uploader(at, "dose_upload").upload("broken.json", b"{not json", "application/json").run()
     assert not at.exception
     assert any(m.startswith("broken.json: must be a JSON settings file") for m in errors(at))
 
@@ -183,7 +184,7 @@ def test_out_of_range_settings_upload_names_the_field():
     at = dose_page()
     data = settings.to_dict(DoseSettings(T=SMALL_T))
     data["delta"] = 1.5
-    at.file_uploader(key="dose_upload").upload("bad.json", json.dumps(data).encode(), "application/json").run()
+    uploader(at, "dose_upload").upload("bad.json", json.dumps(data).encode(), "application/json").run()
     assert not at.exception
     assert any("Allowed violation probability δ" in m and "1.5" in m for m in errors(at))
     assert at.slider(key="delta").value == pytest.approx(DoseSettings().delta)
@@ -192,7 +193,7 @@ def test_out_of_range_settings_upload_names_the_field():
 def test_settings_upload_restores_every_control():
     at = dose_page()
     wanted = DoseSettings(T=1500, tau=0.75, delta=0.1, kappa_c=0.2, eps=0.25, base_seed=3, precision="float64")
-    at.file_uploader(key="dose_upload").upload("run.json", settings.to_json(wanted).encode(), "application/json")
+    uploader(at, "dose_upload").upload("run.json", settings.to_json(wanted).encode(), "application/json")
     at.run()
     assert not at.exception and not errors(at)
     assert [s.value for s in at.success] == ["Restored the settings of run.json."]
@@ -253,6 +254,13 @@ def test_the_download_buttons_are_drawn_only_once_their_box_is_open():
     assert at.session_state["save_box"]
 
 
+def test_the_restore_uploader_is_drawn_only_once_its_box_is_open():
+    at = dose_page(tau=0.75)
+    assert "dose_upload_box" in lazy_boxes(at) and not at.get("file_uploader")
+    uploader(at, "dose_upload")
+    assert at.session_state["dose_upload_box"] and [u.key for u in at.get("file_uploader")] == ["dose_upload"]
+
+
 def test_zip_download_and_a_zip_upload_re_creates_the_run():
     first = dose_page(tau=0.75, base_seed=2)
     assert {"Per-round CSV", "Per-round Parquet", "Settings JSON", "Everything (zip)"} <= download_labels(first)
@@ -262,7 +270,7 @@ def test_zip_download_and_a_zip_upload_re_creates_the_run():
     st.cache_data.clear()  # the upload must run it again, not find it stored
     st.cache_resource.clear()
     at = dose_page()
-    at.file_uploader(key="dose_upload").upload("run.zip", bundle_of(wanted), "application/zip").run()
+    uploader(at, "dose_upload").upload("run.zip", bundle_of(wanted), "application/zip").run()
     assert not at.exception and not errors(at)
     assert [s.value for s in at.success] == ["Restored the settings of run.zip."]
     assert at.slider(key="tau").value == pytest.approx(0.75)

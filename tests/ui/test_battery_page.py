@@ -21,7 +21,7 @@ from safebandit_core.dose import DoseSettings
 from safebandit_ui import live, pagekit
 from tests.battery.test_battery_experiment import cell_mat_bytes
 from tests.support import inflating_mat
-from tests.ui.helpers import app, bundle_of, charts, download_labels, errors, open_page
+from tests.ui.helpers import app, bundle_of, charts, download_labels, errors, open_page, uploader
 
 PAGE = "pages/battery.py"
 TIMEOUT = 180
@@ -50,7 +50,7 @@ def mat_bytes(variables: dict) -> bytes:
 
 def upload(at: AppTest, name: str, data: bytes, key: str = "bat_upload", mime: str = "application/octet-stream"):
     """Upload ``data`` as ``name`` into the uploader ``key`` and rerun."""
-    return at.file_uploader(key=key).upload(name, data, mime).run()
+    return uploader(at, key).upload(name, data, mime).run()
 
 
 def test_the_embedded_cell_replays_both_taus_offline_with_words_and_the_command_line():

@@ -17,7 +17,7 @@ from safebandit_core import settings
 from safebandit_core.conservative import ConservativeSettings
 from safebandit_core.viz import conservative as vc
 from safebandit_ui import registry
-from tests.ui.helpers import array, bundle_of, charts, download_labels, errors, open_boxes, open_page
+from tests.ui.helpers import array, bundle_of, charts, download_labels, errors, open_boxes, open_page, uploader
 
 PAGE = "pages/conservative.py"
 SMALL = {"cb_T": 400, "cb_seeds": 2, "cb_K": 12}
@@ -159,11 +159,11 @@ def test_bad_input_is_an_error():
     assert not at.exception
     assert any("Rounds T" in m and "lower T or Seeds" in m and "100000" in m for m in errors(at))
     assert charts(at) == {}
-    at.file_uploader(key="cb_upload").upload("broken.json", b"{not json", "application/json").run()
+    uploader(at, "cb_upload").upload("broken.json", b"{not json", "application/json").run()
     assert not at.exception
     assert any(m.startswith("broken.json:") and "JSON settings file" in m for m in errors(at))
     data = settings.to_dict(small_settings(alpha=0.9))
-    at.file_uploader(key="cb_upload").upload("bad.json", json.dumps(data).encode(), "application/json").run()
+    uploader(at, "cb_upload").upload("bad.json", json.dumps(data).encode(), "application/json").run()
     assert not at.exception
     assert any("α (tolerated loss)" in m and "0.9" in m for m in errors(at))
     assert at.slider(key="cb_alpha").value == pytest.approx(ConservativeSettings().alpha)
@@ -173,7 +173,7 @@ def test_json_and_zip_uploads_restore_the_controls():
     at = page()
     assert {"Per-round CSV", "Per-round Parquet", "Settings JSON", "Everything (zip)"} <= download_labels(at)
     wanted = small_settings(alpha=0.1, mu0=0.6, base_seed=3)
-    at.file_uploader(key="cb_upload").upload("run.json", settings.to_json(wanted).encode(), "application/json")
+    uploader(at, "cb_upload").upload("run.json", settings.to_json(wanted).encode(), "application/json")
     at.run()
     assert not at.exception and not errors(at)
     assert [s.value for s in at.success] == ["Restored the settings of run.json."]
@@ -181,7 +181,7 @@ def test_json_and_zip_uploads_restore_the_controls():
     assert at.toggle(key="cb_mu0_auto").value is False and at.slider(key="cb_mu0").value == pytest.approx(0.6)
     assert at.number_input(key="base_seed").value == 3
     zipped = small_settings(alpha=0.15, base_seed=4, policies=("gencb", "ucb"))
-    at.file_uploader(key="cb_upload").upload("run.zip", bundle_of(zipped), "application/zip").run()
+    uploader(at, "cb_upload").upload("run.zip", bundle_of(zipped), "application/zip").run()
     assert not at.exception and not errors(at)
     assert [s.value for s in at.success] == ["Restored the settings of run.zip."]
     assert at.slider(key="cb_alpha").value == pytest.approx(0.15) and at.toggle(key="cb_mu0_auto").value is True

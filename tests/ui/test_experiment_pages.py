@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 from safebandit_core import presets, sweep
 from safebandit_core.meanvar.settings import MVSettings
-from tests.ui.helpers import charts, download_labels, errors, open_page
+from tests.ui.helpers import charts, download_labels, errors, open_page, uploader
 
 PRESETS, SWEEPS, THEORY = "pages/presets.py", "pages/sweeps.py", "pages/theory.py"
 TIMEOUT = 300
@@ -29,7 +29,7 @@ def text_of(at: AppTest) -> str:
 
 
 def upload(at: AppTest, key: str, name: str, data: dict) -> AppTest:
-    at.file_uploader(key=key).upload(name, json.dumps(data).encode(), "application/json").run()
+    uploader(at, key).upload(name, json.dumps(data).encode(), "application/json").run()
     assert not at.exception, [e.message for e in at.exception]
     return at
 

@@ -13,7 +13,7 @@ from safebandit_core import logged
 from safebandit_core.settings import to_json
 from tests.core.test_uploads import lying, patch, zipped
 from tests.logged.planted import csv_bytes, planted
-from tests.ui.helpers import charts, download_labels, errors, open_page
+from tests.ui.helpers import charts, download_labels, errors, open_page, uploader
 
 PAGE = "pages/logged.py"
 TIMEOUT = 180
@@ -29,7 +29,7 @@ def page(**state) -> AppTest:
 
 
 def upload(at: AppTest, name: str, data: bytes) -> AppTest:
-    at.file_uploader(key="yd_upload").upload(name, data, "text/csv").run()
+    uploader(at, "yd_upload").upload(name, data, "text/csv").run()
     assert not at.exception, [e.message for e in at.exception]
     return at
 
@@ -107,7 +107,7 @@ def test_a_settings_file_restores_the_mapping_rule_and_names() -> None:
     at = page()
     saved = logged.LoggedSettings(T=2000, tau=0.3, cost_name="toxicity", context=("age", "weight", "severity", "day"),
                                   fit_lam=0.1)
-    at.file_uploader(key="yd_restore").upload("settings.json", to_json(saved).encode(), "application/json").run()
+    uploader(at, "yd_restore").upload("settings.json", to_json(saved).encode(), "application/json").run()
     assert not at.exception and not errors(at), errors(at)
     assert at.slider(key="yd_tau").value == pytest.approx(0.3)
     assert at.multiselect(key="yd_context").value == ["age", "weight", "severity", "day"]
@@ -133,7 +133,7 @@ HOSTILE = [
 @pytest.mark.parametrize(("name", "make", "key", "words"), HOSTILE, ids=[f"{c[2]}-{c[0]}-{c[3][:12]}" for c in HOSTILE])
 def test_a_hostile_upload_is_one_message_naming_the_file(name, make, key, words) -> None:
     at = page(yd_source="upload")
-    at.file_uploader(key=key).upload(name, make(), "application/zip").run()
+    uploader(at, key).upload(name, make(), "application/zip").run()
     assert not at.exception, [e.message for e in at.exception]
     (error,) = errors(at)
     assert error.startswith(name) and words in error and len(error) < 300, error

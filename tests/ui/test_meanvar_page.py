@@ -13,7 +13,7 @@ from streamlit.testing.v1 import AppTest
 from safebandit_core import settings
 from safebandit_core.conservative import ConservativeSettings
 from safebandit_core.meanvar import MVSettings
-from tests.ui.helpers import bundle_of, charts, download_labels, errors, open_boxes, open_page, warnings
+from tests.ui.helpers import bundle_of, charts, download_labels, errors, open_boxes, open_page, uploader, warnings
 
 PAGE = "pages/meanvar.py"
 SMALL = {"mv_T": 400, "mv_seeds": 2, "mv_K": 8}
@@ -98,16 +98,16 @@ def test_uploads_restore_the_controls_or_say_what_is_wrong():
     at = page()
     assert {"Per-round CSV", "Per-round Parquet", "Settings JSON", "Everything (zip)"} <= download_labels(at)
     other = settings.to_json(ConservativeSettings(T=400))
-    at.file_uploader(key="mv_upload").upload("cmab.json", other.encode(), "application/json").run()
+    uploader(at, "mv_upload").upload("cmab.json", other.encode(), "application/json").run()
     assert not at.exception
     assert any("not of the mean-variance bandit" in m for m in errors(at))
-    at.file_uploader(key="mv_upload").upload("broken.json", b"[1, 2", "application/json").run()
+    uploader(at, "mv_upload").upload("broken.json", b"[1, 2", "application/json").run()
     assert any(m.startswith("broken.json:") and "JSON settings file" in m for m in errors(at))
-    at.file_uploader(key="mv_upload").upload("cmab.zip", bundle_of(ConservativeSettings(T=400)),
+    uploader(at, "mv_upload").upload("cmab.zip", bundle_of(ConservativeSettings(T=400)),
                                              "application/zip").run()
     assert any(m.startswith("cmab.zip:") and "not of the mean-variance bandit" in m for m in errors(at))
     wanted = MVSettings(K=8, T=400, seeds=2, alpha=0.2, mu0=0.6, rho=12.5, base_seed=2)
-    at.file_uploader(key="mv_upload").upload("run.json", settings.to_json(wanted).encode(), "application/json")
+    uploader(at, "mv_upload").upload("run.json", settings.to_json(wanted).encode(), "application/json")
     at.run()
     assert not at.exception and not errors(at)
     assert at.slider(key="mv_rho").value == pytest.approx(12.5)
@@ -115,7 +115,7 @@ def test_uploads_restore_the_controls_or_say_what_is_wrong():
     assert at.number_input(key="base_seed").value == 2
     assert warnings(at), "ρ = 12.5 < 2/(0.2·0.6) ≈ 16.7"
     zipped = MVSettings(K=8, T=400, seeds=2, alpha=0.15, mu0=0.65, rho=40.0, base_seed=5, policies=("mvcucb",))
-    at.file_uploader(key="mv_upload").upload("run.zip", bundle_of(zipped), "application/zip").run()
+    uploader(at, "mv_upload").upload("run.zip", bundle_of(zipped), "application/zip").run()
     assert not at.exception and not errors(at)
     assert "Restored the settings of run.zip." in [s.value for s in at.success]
     assert at.slider(key="mv_rho").value == pytest.approx(40.0)

@@ -16,7 +16,7 @@ from streamlit.testing.v1 import AppTest
 from safebandit_core import settings
 from safebandit_core.dose.nonlinear import NonlinearSettings
 from safebandit_ui import registry
-from tests.ui.helpers import array, bundle_of, charts, download_labels, errors, open_boxes, open_page
+from tests.ui.helpers import array, bundle_of, charts, download_labels, errors, open_boxes, open_page, uploader
 
 PAGE = "pages/nonlinear.py"
 SIZE, T = 16, 600
@@ -135,12 +135,12 @@ def test_upload_restores_the_controls_and_names_a_bad_field():
     at = page()
     wanted = small_settings(function_class="logistic", tau=0.4, kappa_c=0.2, policies=("hpucb", "on_expectation"),
                             base_seed=3)
-    at.file_uploader(key="nl_upload").upload("run.zip", bundle_of(wanted), "application/zip").run()
+    uploader(at, "nl_upload").upload("run.zip", bundle_of(wanted), "application/zip").run()
     assert not at.exception and not errors(at)
     assert at.slider(key="nl_tau").value == pytest.approx(0.4)
     assert at.selectbox(key="nl_class").value == "logistic"
     assert at.multiselect(key="nl_policies").value == ["hpucb", "on_expectation"]
     assert at.number_input(key="base_seed").value == 3
     bad = settings.to_dict(small_settings(g="power"))
-    at.file_uploader(key="nl_upload").upload("bad.json", json.dumps(bad).encode(), "application/json").run()
+    uploader(at, "nl_upload").upload("bad.json", json.dumps(bad).encode(), "application/json").run()
     assert any("bad.json" in m and "**Dose curve g**" in m for m in errors(at))

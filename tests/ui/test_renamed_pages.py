@@ -18,7 +18,7 @@ from safebandit_core import settings
 from safebandit_core.meanvar import MVSettings
 from safebandit_ui import registry, shell
 from tests.ui.browserkit import wait_idle
-from tests.ui.helpers import app, errors, open_page
+from tests.ui.helpers import app, errors, open_page, uploader
 
 SMALL = {"mv_T": 400, "mv_seeds": 2, "mv_K": 8}
 pytestmark = pytest.mark.usefixtures("fresh_caches")
@@ -58,7 +58,7 @@ def test_a_settings_file_of_kind_mv_restores_on_the_meanvar_page():
     at = open_page("pages/meanvar.py", SMALL)
     wanted = MVSettings(K=8, T=400, seeds=2, alpha=0.15, mu0=0.65, rho=40.0, base_seed=5)
     saved = json.dumps({**settings.to_dict(wanted), "kind": "mv"})
-    at.file_uploader(key="mv_upload").upload("old.json", saved.encode(), "application/json").run()
+    uploader(at, "mv_upload").upload("old.json", saved.encode(), "application/json").run()
     assert not at.exception and not errors(at)
     assert "Restored the settings of old.json." in [s.value for s in at.success]
     assert at.slider(key="mv_rho").value == pytest.approx(40.0)
