@@ -75,6 +75,9 @@ def main(argv: list[str] | None = None) -> None:
     from streamlit.web import cli
 
     skip_direct_run_hint()
+    from . import indexpage, registry
+
+    indexpage.install(registry.url_paths())  # a page's URL then opens without probing it for the server
     root = app_root()
     plot.provide_script(root)  # before Streamlit's start-up looks for the static folder
     os.chdir(root)  # Streamlit reads .streamlit/config.toml from the working directory

@@ -176,9 +176,10 @@ class Requests:
 class Console:
     """Every console error and uncaught page error; ``unexpected()`` lists them but Streamlit's own probes.
 
-    Opening a sub-path (``/dose``) makes Streamlit's frontend ask ``/dose/_stcore/health`` and
-    ``/dose/_stcore/host-config`` first, which answer 404 before it falls back to the root ones
-    (harmless: STREAMLIT_NOTES §7). Anything else in the console is a defect of the page.
+    Opening a sub-path that is not one of the app's pages (``/no_such_page``) makes Streamlit's frontend ask
+    ``/no_such_page/_stcore/health`` and ``/no_such_page/_stcore/host-config`` first, which answer 404 before it
+    falls back to the root ones (harmless: STREAMLIT_NOTES §7; a page's own URL names the server instead,
+    :mod:`safebandit_ui.indexpage`). Anything else in the console is a defect of the page.
     """
 
     PROBE = re.compile(r"^/[^/]+/_stcore/(health|host-config)$")

@@ -167,12 +167,13 @@ def test_a_pages_first_load_leaves_the_console_and_the_server_log_clean(visitor,
     from tests.ui.browserkit import Console
 
     pg = visitor.new_page()
-    console = Console(pg)
+    console, requests = Console(pg), Requests(pg)
     pg.goto(f"{served.url}/{'' if spec.default else Path(spec.path).stem}")
     wait_drawn(pg, 300_000, min_charts=1 if spec.path in SCRUBBED else 0)
     scrubs = pg.locator(".st-key-scrub .js-plotly-plot .main-svg").count()
     pg.close()
     assert console.unexpected() == []
+    assert [u for u in requests.urls if "/_stcore/health" in u] == [f"{served.url}/_stcore/health"], "a probe"
     assert spec.path not in SCRUBBED or scrubs > 0, "finished without its scrub chart"
     text = served.log.read_text().splitlines()
     lines = [i for i, line in enumerate(text) if "WARNING" in line or "Traceback" in line or "Error" in line]
