@@ -1,7 +1,7 @@
 """The one download path: per-round CSV and Parquet, the settings JSON, and everything as one zip.
 
 They sit in a collapsed *Save this run* box whose buttons are drawn only while it is open (a page load then costs
-the browser eleven elements fewer), and files are made only when their button is clicked. The zip is
+the browser ten elements fewer), and files are made only when their button is clicked. The zip is
 :func:`safebandit_core.export.bundle`: per-round Parquet, the summary as CSV, the settings JSON, the figures as HTML
 (they open offline), ``provenance.json`` (package and library versions, commit, device) and any extra JSON (pinned
 runs).

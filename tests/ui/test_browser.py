@@ -110,8 +110,8 @@ def test_logged_page_takes_an_uploaded_csv_and_draws_the_replay(server, page):
     raw = gzip.decompress((ROOT / "safebandit_core/logged/examples/dose_log.csv.gz").read_bytes())
     rows = raw.decode().splitlines()[:1201]  # a smaller log of the same layout, uploaded as a plain CSV
     requests = Requests(page)
-    page.goto(server + "/logged?yd_T=600&yd_seeds=2")
-    wait_for_charts(page, n_charts=1)
+    page.goto(server + "/logged?yd_source=upload&yd_T=600&yd_seeds=2")
+    page.get_by_text("Upload a CSV or Parquet file").first.wait_for(timeout=60_000)
     page.locator("[data-testid='stFileUploader'] input[type=file]").set_input_files(
         files=[{"name": "my_log.csv", "mimeType": "text/csv", "buffer": "\n".join(rows).encode()}])
     page.get_by_text("my_log.csv").first.wait_for(timeout=60_000)
