@@ -8,7 +8,8 @@ opens. Streamlit reads the server's address from ``window.__streamlit.BACKEND_BA
 runs, to the page's own URL less its last part where that part is one of this app's page URLs, computed in the
 browser (so a proxy's path prefix is kept); at any other URL the frontend probes as before.
 
-Where this Streamlit serves its files another way (another version), :func:`install` changes nothing and says so.
+Where this Streamlit serves its files another way (another version), :func:`install` changes nothing and returns
+False (:func:`supported` says which), and the server's log says so once at start.
 """
 
 from __future__ import annotations
@@ -42,27 +43,41 @@ def with_script(html: str, url_paths: Iterable[str]) -> str:
     return html.replace("<head>", "<head>\n" + script(url_paths), 1)
 
 
-def install(url_paths: Iterable[str]) -> bool:
-    """Serve Streamlit's ``index.html`` with :func:`script` from now on (call before the server starts); whether
-    this Streamlit's static files could be wrapped."""
+def supported() -> bool:
+    """Whether this Streamlit serves its static files through the function :func:`install` wraps."""
     try:
-        from starlette.responses import FileResponse, HTMLResponse
+        from starlette.responses import FileResponse, HTMLResponse  # noqa: F401
         from streamlit.web.server.starlette import starlette_static_routes as routes
     except ImportError:
         return False
-    original = getattr(routes, "create_streamlit_static_handler", None)
-    if original is None or getattr(original, "_safebandit", False):
-        return original is not None
+    return callable(getattr(routes, "create_streamlit_static_handler", None))
+
+
+def install(url_paths: Iterable[str]) -> bool:
+    """Serve Streamlit's ``index.html`` with :func:`script` from now on (call before the server starts); whether
+    this Streamlit's static files could be wrapped."""
+    if not supported():
+        return False
+    from starlette.responses import FileResponse, HTMLResponse
+    from streamlit.web.server.starlette import starlette_static_routes as routes
+
+    original = routes.create_streamlit_static_handler
+    if getattr(original, "_safebandit", False):
+        return True
     paths = tuple(url_paths)
 
-    def create(directory: str, base_url: str | None) -> Any:
-        handler = original(directory, base_url)
+    def create(*args: Any, **kwargs: Any) -> Any:
+        handler = original(*args, **kwargs)
+        directory = kwargs.get("directory", args[0] if args else None)
+        get = getattr(handler, "get_response", None)
+        if not isinstance(directory, str) or get is None or not os.path.isfile(os.path.join(directory, "index.html")):
+            return handler  # not the handler this module knows: served as Streamlit serves it
         index = os.path.realpath(os.path.join(directory, "index.html"))
         html = with_script(Path(index).read_text(encoding="utf-8"), paths)
-        get: Callable[[str, Any], Awaitable[Any]] = handler.get_response
+        fetch: Callable[[str, Any], Awaitable[Any]] = get
 
         async def get_response(path: str, scope: Any) -> Any:
-            response = await get(path, scope)
+            response = await fetch(path, scope)
             if isinstance(response, FileResponse) and os.path.realpath(response.path) == index:
                 return HTMLResponse(html, status_code=response.status_code,
                                     headers={"Cache-Control": response.headers.get("Cache-Control", "no-cache")})

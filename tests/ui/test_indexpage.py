@@ -20,7 +20,13 @@ def test_the_script_comes_first_in_the_head_and_names_every_page() -> None:
     assert {"dose", "nonlinear", "conservative", "meanvar", "home"} <= set(paths) and "mean_variance" in paths
 
 
+NOT_HERE = "this Streamlit serves its static files another way (indexpage.supported() is False)"
+
+
 def test_installing_twice_wraps_streamlits_static_files_once() -> None:
+    if not indexpage.supported():
+        assert indexpage.install(["dose"]) is False
+        pytest.skip(NOT_HERE)
     from streamlit.web.server.starlette import starlette_static_routes as routes
 
     before = routes.create_streamlit_static_handler
@@ -34,6 +40,8 @@ def test_installing_twice_wraps_streamlits_static_files_once() -> None:
 
 @pytest.mark.browser
 def test_a_page_opens_without_probing_its_own_url_for_the_server(server, page) -> None:
+    if not indexpage.supported():
+        pytest.skip(NOT_HERE)
     for path in ("", "/dose", "/conservative"):
         html = urllib.request.urlopen(server + path, timeout=30).read().decode()
         assert html.count("BACKEND_BASE_URL") == 1, path
