@@ -53,29 +53,23 @@ def downloads(settings: Any, frame: pd.DataFrame | Callable[[], pd.DataFrame], s
     if not box.open:
         return
     with box:
-        _buttons(settings, frame, stem, key_prefix, summary, figures, extra, device, precision)
+        rows = frame if callable(frame) else (lambda: frame)
+        settings_json = json.dumps(export.settings_dict(settings), indent=2, sort_keys=True)
+        page = registry.title_of_kind(export.settings_dict(settings).get("kind", ""))
 
+        def everything() -> bytes:
+            return export.bundle({ROUNDS_NAME: rows()}, summary if summary is not None else pd.DataFrame(),
+                                 export.settings_dict(settings), dict(figures()) if figures else {}, page=page,
+                                 extra=dict(extra()) if extra else None, device=device, precision=precision)
 
-def _buttons(settings: Any, frame: pd.DataFrame | Callable[[], pd.DataFrame], stem: str, key_prefix: str,
-             summary: pd.DataFrame | None, figures: Callable[[], Mapping[str, go.Figure]] | None,
-             extra: Callable[[], Mapping[str, Any]] | None, device: str, precision: str) -> None:
-    rows = frame if callable(frame) else (lambda: frame)
-    settings_json = json.dumps(export.settings_dict(settings), indent=2, sort_keys=True)
-    page = registry.title_of_kind(export.settings_dict(settings).get("kind", ""))
-
-    def everything() -> bytes:
-        return export.bundle({ROUNDS_NAME: rows()}, summary if summary is not None else pd.DataFrame(),
-                             export.settings_dict(settings), dict(figures()) if figures else {}, page=page,
-                             extra=dict(extra()) if extra else None, device=device, precision=precision)
-
-    cols = st.columns(4)
-    cols[0].download_button("Per-round CSV", lambda: rows().to_csv(index=False), f"{stem}.csv", "text/csv",
-                            on_click="ignore", icon=":material/table:", key=f"{key_prefix}dl_csv")
-    cols[1].download_button("Per-round Parquet", lambda: parquet_bytes(rows()), f"{stem}.parquet",
-                            "application/vnd.apache.parquet", on_click="ignore", icon=":material/dataset:",
-                            key=f"{key_prefix}dl_parquet")
-    cols[2].download_button("Settings JSON", settings_json, f"{stem}.json", "application/json", on_click="ignore",
-                            icon=":material/settings:", key=f"{key_prefix}dl_json")
-    zip_button(everything, stem, f"{key_prefix}dl_zip", cols[3])
-    st.caption("Upload the settings JSON (or the zip) under *Restore a run* to recreate this run exactly (same base "
-               "seed).")
+        cols = st.columns(4)
+        cols[0].download_button("Per-round CSV", lambda: rows().to_csv(index=False), f"{stem}.csv", "text/csv",
+                                on_click="ignore", icon=":material/table:", key=f"{key_prefix}dl_csv")
+        cols[1].download_button("Per-round Parquet", lambda: parquet_bytes(rows()), f"{stem}.parquet",
+                                "application/vnd.apache.parquet", on_click="ignore", icon=":material/dataset:",
+                                key=f"{key_prefix}dl_parquet")
+        cols[2].download_button("Settings JSON", settings_json, f"{stem}.json", "application/json",
+                                on_click="ignore", icon=":material/settings:", key=f"{key_prefix}dl_json")
+        zip_button(everything, stem, f"{key_prefix}dl_zip", cols[3])
+        st.caption("Upload the settings JSON (or the zip) under *Restore a run* to recreate this run exactly (same "
+                   "base seed).")

@@ -168,22 +168,19 @@ RESTORE_BOX = "{}_box"
 def restore_section(form: SettingsForm[Any]) -> None:
     """The *Restore a run* box: the uploader and the message its last upload left, drawn only while the box is open
     (a collapsed box is one element on a page load; the uploader is two more and its own code for the browser)."""
-    box = st.expander("Restore a run", key=RESTORE_BOX.format(form.upload_key), icon=":material/upload_file:",
-                      on_change="rerun")
+    from . import pagekit  # imported here: pagekit imports this module
+
+    box = pagekit.lazy("Restore a run", RESTORE_BOX.format(form.upload_key), icon=":material/upload_file:")
     if not box.open:
         return
     with box:
-        _uploader(form)
-
-
-def _uploader(form: SettingsForm[Any]) -> None:
-    st.file_uploader("Settings JSON or zip saved by this page", type=["json", "zip"], key=form.upload_key,
-                     on_change=restore_from_upload, args=(form,), max_upload_size=uploads.MAX_UPLOAD_MB,
-                     help="Restores every control (and the base seed) from the file, or from the settings in a "
-                          "zip made by *Everything (zip)*.")
-    message = st.session_state.get(form.message_key)
-    if message:
-        (st.error if message[0] == "error" else st.success)(message[1])
+        st.file_uploader("Settings JSON or zip saved by this page", type=["json", "zip"], key=form.upload_key,
+                         on_change=restore_from_upload, args=(form,), max_upload_size=uploads.MAX_UPLOAD_MB,
+                         help="Restores every control (and the base seed) from the file, or from the settings in a "
+                              "zip made by *Everything (zip)*.")
+        message = st.session_state.get(form.message_key)
+        if message:
+            (st.error if message[0] == "error" else st.success)(message[1])
 
 
 def error_text(err: SettingsError, label: Callable[[str], str] = str) -> str:

@@ -63,11 +63,15 @@ def open_boxes(at: AppTest, *keys: str) -> AppTest:
     return at
 
 
+def opened(at: AppTest, *keys: str) -> AppTest:
+    """``at`` with the collapsed boxes ``keys`` open: rerun with those still closed (:func:`open_boxes`), if any."""
+    closed = [k for k in keys if not (k in at.session_state and at.session_state[k])]
+    return open_boxes(at, *closed) if closed else at
+
+
 def uploader(at: AppTest, key: str) -> Any:
     """The file uploader ``key``, its collapsed box (``key + "_box"``: *Restore a run*) opened first if it has one."""
-    box = f"{key}_box"
-    if box in lazy_boxes(at) and not (box in at.session_state and at.session_state[box]):
-        open_boxes(at, box)
+    opened(at, *[k for k in lazy_boxes(at) if k == f"{key}_box"])
     return at.file_uploader(key=key)
 
 
@@ -106,10 +110,7 @@ def warnings(at: AppTest) -> list[str]:
 def download_labels(at: AppTest) -> set[str]:
     """Labels of every download button on the page, its *Save this run* box opened first (its buttons are drawn only
     while it is open)."""
-    closed = [k for k in lazy_boxes(at) if k.endswith("save_box")
-              and not (k in at.session_state and at.session_state[k])]
-    if closed:
-        open_boxes(at, *closed)
+    opened(at, *[k for k in lazy_boxes(at) if k.endswith("save_box")])
     return {b.proto.label for b in at.get("download_button")}
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from safebandit_core import families
-from safebandit_ui import registry
+from safebandit_ui import indexpage, registry
 from tests.ui.browserkit import (
     ARTIFACTS,
     CHART,
@@ -173,8 +173,6 @@ def test_a_pages_first_load_leaves_the_console_and_the_server_log_clean(visitor,
     scrubs = pg.locator(".st-key-scrub .js-plotly-plot .main-svg").count()
     pg.close()
     assert console.unexpected() == []
-    from safebandit_ui import indexpage
-
     probes = [u for u in requests.urls if "/_stcore/health" in u]
     assert not indexpage.supported() or probes == [f"{served.url}/_stcore/health"], f"probed: {probes}"
     assert spec.path not in SCRUBBED or scrubs > 0, "finished without its scrub chart"
