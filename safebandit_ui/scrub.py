@@ -32,13 +32,19 @@ MAX_WORK = 40_000_000
 HOW = ("**Drag the slider** (or click it and use the arrow keys): every value of {symbol} was computed in "
        "advance on the same random draws as the run above (the same {draws}), so a step shows only what "
        "{symbol} changes. Nothing reruns on the server.")
-INLINE_S = 0.5
+INLINE_S = 0.15
 """Seconds a grid may be expected to take (from this server's last grids of the model) and still be computed
-within the page's run; a slower one is computed in the background, so the page settles without it."""
-INLINE_WORK = 1_000_000
+within the page's run; a slower one is computed in the background, so the page settles without it. Kept short:
+the estimate is the grid's quickest steady speed, while within a page's run the grid also builds its 21 frames
+(0.1–0.2 s more) and shares the cores with the browser drawing the charts above (measured: the dose model's
+grid, timed at 0.18–0.2 s, kept a size change's page running about 1 s longer)."""
+INLINE_WORK = 320_000
 """Before the server has timed a grid of the model: work units (all values together) up to which the grid is
-computed within the page's run (the dose model's defaults: about 0.3 s)."""
+computed within the page's run (about half the dose model's defaults, 630,000 units, which take about 0.3 s)."""
 POLL_S = 0.5
+"""Seconds between the background note's checks of the store; the grid itself starts at the first check."""
+SEEN_KEY = "scrub_notes_seen"
+"""Session state: per scrub chart (its store key), how many times its background note has been drawn."""
 CAPTION_PX = 64
 """Pixels the caption above the scrub chart takes (two or three lines): with the chart's own height, what the note
 shown while the grid is computed keeps free."""
@@ -131,23 +137,34 @@ def inline(settings: Any, field: str) -> bool:
 
 
 @st.fragment(run_every=POLL_S)
-def _waiting(fkey: str, symbol: str, n_values: int, height: int) -> None:
+def _waiting(fkey: str, settings: Any, device: str, field: str, start: int, height: int) -> None:
     """Until the chart is in the store: a note, checked every :data:`POLL_S`, in a box of the ``height`` the caption
     and the chart will take, so that what lies below does not jump when they come; then one rerun of the page draws
-    them."""
+    them.
+
+    The grid starts in a background thread at the note's second drawing (its first check, or the page's next run),
+    not during the page's run: the browser asks for that check only once its timer finds a free moment, so the
+    grid does not take the cores from the browser drawing the charts above, nor the server's from the page's run."""
     if store.store().peek(fkey) is not None:
         st.rerun()
+    seen = st.session_state.setdefault(SEEN_KEY, {})
+    if seen.get(fkey) == 1:
+        threading.Thread(target=_background, args=(settings, device, field, start), daemon=True,
+                         name="safebandit-scrub").start()
+    seen[fkey] = seen.get(fkey, 0) + 1
+    axis = scrub.axis_of(families.of(settings), field)
     st.container(key=WAITING_KEY, height=height, border=False).info(
-        f"Computing {n_values} values of {symbol} on the same draws, in the background: the chart appears here when "
-        "they are ready (the charts above are final).", icon=":material/hourglass:")
+        f"The {len(axis.values)} values of {axis.symbol} are computed on the same draws in the background, once the "
+        "charts above are drawn: the chart appears here when they are ready (the charts above are final).",
+        icon=":material/hourglass:")
 
 
 @st.fragment
 def section(settings: Any, ctx: shell.RunContext) -> None:
     """*Scrub the knob*: the knob's choice (where the model has several), the chart (key ``scrub``) and a caption.
 
-    A grid slower than :func:`inline` allows is computed in a background thread while the page settles;
-    a small fragment polls the store and reruns the page once when it is ready.
+    A grid slower than :func:`inline` allows is computed in a background thread once the page has settled in the
+    browser; a small fragment (:func:`_waiting`) starts it, polls the store and reruns the page once it is ready.
     """
     family = families.of(settings)
     if not family.scrub:
@@ -169,12 +186,7 @@ def section(settings: Any, ctx: shell.RunContext) -> None:
     start = opened_at(key(settings, ctx.device, field), current)
     fkey = figure_key(settings, ctx.device, field, start)
     if store.store().peek(fkey) is None and not inline(settings, field):
-        started = st.session_state.setdefault("scrub_started", {})
-        if fkey not in started:
-            started[fkey] = True
-            threading.Thread(target=_background, args=(settings, ctx.device, field, start), daemon=True,
-                             name="safebandit-scrub").start()
-        _waiting(fkey, axis.symbol, len(axis.values), waiting_height(settings))
+        _waiting(fkey, settings, ctx.device, field, start, waiting_height(settings))
         return
     with st.spinner(f"Computing {len(axis.values)} values of {axis.symbol} on the same draws…"):
         fig = figure(settings, ctx.device, field, start)
