@@ -12,6 +12,10 @@ Per model page (dose, non-linear, conservative, mean-variance), the rows of issu
 - T changed (fixed chunks with a masked tail: no compilation);
 - d, |F| or K changed inside its padded width (no compilation);
 
+Beside each page's first visit and reload, the same two on Streamlit's floor (:mod:`benchmarks.floor_app`: a page
+with one line of text, served by plain ``streamlit run``), so each row can be read against what Streamlit alone
+costs this machine at that moment;
+
 then 30 sessions opening model pages at once on the warm server, as clients of Streamlit's own websocket
 protocol (:mod:`tests.ui.wsclient`: 30 Chromium tabs on 2 cores would time the browsers, not the server),
 and 8 sessions at once on a fresh server, twice: as websocket clients (the server's answers, against issue 22's
@@ -24,8 +28,8 @@ script run has finished after it (counted from the websocket's messages, so a ru
 is not missed) and the charts' data differ from before. Each row's note also gives the time until the charts
 in the window were drawn (``in view``): what a visitor sees first, while the charts further down are still drawn.
 No fixed waits. After a change that makes the page compute a new scrub grid in the background (T, a size), the bench
-waits, untimed, until that chart is drawn, so the next row (and the next page's first visit) does not share the
-server's cores with it.
+waits until that chart is drawn, so the next row (and the next page's first visit) does not share the server's cores
+with it; the row's note says when it was drawn (the row itself ends with the charts above it, as the page does).
 
 Skipped with a note when Playwright or Chromium is missing.
 """
@@ -97,6 +101,32 @@ IN_VIEW = """() => {
 }""".replace("CHARTS", CHARTS)
 """What a visitor sees is finished: the script idle and every chart box in the window drawn (a box not drawn yet
 counts by its place, whatever its height); the charts further down may still be drawing."""
+
+
+FLOOR_APP = "benchmarks/floor_app.py"
+FLOOR_SETTLED = """() => {
+  const app = document.querySelector("[data-testid='stApp']");
+  return app !== null && app.getAttribute("data-test-script-state") === "notRunning"
+    && app.getAttribute("data-test-connection-state") === "CONNECTED"
+    && document.querySelector("[data-testid='stMarkdown']") !== null;
+}"""
+"""The floor page is shown: the script idle and its line of text drawn."""
+
+
+def _floor(browser: Any, url: str) -> tuple[float, float]:
+    """A first visit (a new browser context) and a reload of the floor page: seconds until each was shown."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    try:
+        pg = context.new_page()
+        times = []
+        for go in (lambda: pg.goto(url), pg.reload):
+            start = time.perf_counter()
+            go()
+            pg.wait_for_function(FLOOR_SETTLED, timeout=TIMEOUT_MS)
+            times.append(time.perf_counter() - start)
+        return times[0], times[1]
+    finally:
+        context.close()
 
 
 def _settle(pg: Any, start: float, extra: str = "", arg: Any = None) -> tuple[float, float]:
@@ -207,6 +237,19 @@ def _sessions(browser: Any, url: str, n: int) -> tuple[float, int]:
     return slowest, errors
 
 
+def _floor_rows(floors: list[tuple[float, float]], page_rows: list[dict]) -> list[dict]:
+    """Streamlit's floor (median of its first visits and of its reloads, one beside each page) against the targets
+    of the model pages' first visits and reloads, with how far above it those pages were in this run."""
+    out = []
+    for i, what in enumerate(("first visit after the warm-up", "reload, same settings")):
+        floor = statistics.median(f[i] for f in floors)
+        above = [r["seconds"] - f[i] for r, f in zip([r for r in page_rows if r["benchmark"].endswith(what)], floors,
+                                                      strict=True)]
+        out.append(_row(f"Streamlit's floor (a page with one line of text): {what.split(',')[0]}", floor,
+                        TARGETS[what], f"the model pages {min(above):.2f}–{max(above):.2f} s above it"))
+    return out
+
+
 def _class_row(what: str, url: str, n: int, target: float) -> dict:
     """``n`` websocket sessions opening the model pages at once: the server's answers, with no browser drawing on
     this machine's cores (each student draws on their own machine); the slowest against ``target``."""
@@ -231,9 +274,10 @@ def _received(pg: Any) -> list[int]:
     return count
 
 
-def _one_page(browser: Any, url: str, page: ModelPage, steps: int) -> list[dict]:
+def _one_page(browser: Any, url: str, page: ModelPage, steps: int, floor: tuple[float, float]) -> list[dict]:
     """First visit (after the warm-up), reload, slider steps, T and the size changed, on one page; the reload and
-    step rows note the bytes the page received over its websocket (a figure that does not depend on the load)."""
+    step rows note the bytes the page received over its websocket (a figure that does not depend on the load), the
+    first visit and the reload Streamlit's floor measured just before (``floor``: its first visit and reload)."""
     from tests.ui.browserkit import finished_runs
 
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
@@ -241,9 +285,11 @@ def _one_page(browser: Any, url: str, page: ModelPage, steps: int) -> list[dict]
         pg = context.new_page()
         received = _received(pg)
         finished_runs(pg)  # before the page opens its websocket
-        rows = [_page_row(page, "first visit after the warm-up", _visit(pg, f"{url}/{page.path}"))]
+        rows = [_page_row(page, "first visit after the warm-up", _visit(pg, f"{url}/{page.path}"),
+                          f"Streamlit's floor {floor[0]:.2f} s")]
         received[0] = 0
-        rows.append(_page_row(page, "reload, same settings", _reload(pg), f"{received[0] / 1024:.0f} KiB received"))
+        rows.append(_page_row(page, "reload, same settings", _reload(pg),
+                              f"{received[0] / 1024:.0f} KiB received; Streamlit's floor {floor[1]:.2f} s"))
         received[0] = 0
         taken = [_step(pg, page.knob) for _ in range(steps)]
         every = [t[1] for t in taken]
@@ -258,11 +304,13 @@ def _one_page(browser: Any, url: str, page: ModelPage, steps: int) -> list[dict]
         rows.append(_page_row(page, "one slider step, a second after the last (median)",
                               (statistics.median(t[0] for t in paused), statistics.median(t[1] for t in paused)),
                               f"slowest {max(t[1] for t in paused):.2f} s"))
-        rows.append(_page_row(page, "T changed", _type(pg, "Rounds T", page.T_value), f"T → {page.T_value}"))
-        _quiet(pg)
-        rows.append(_page_row(page, "size changed inside its width", _type(pg, page.size, page.size_value),
-                              f"{page.size} → {page.size_value}"))
-        _quiet(pg)
+        for what, label, value in (("T changed", "Rounds T", page.T_value),
+                                   ("size changed inside its width", page.size, page.size_value)):
+            start = time.perf_counter()
+            seconds = _type(pg, label, value)
+            _quiet(pg)
+            rows.append(_page_row(page, what, seconds, f"{label.split(' (')[0]} → {value}; the new scrub chart drawn "
+                                                       f"at {time.perf_counter() - start:.2f} s"))
         return rows
     finally:
         context.close()
@@ -288,12 +336,15 @@ def bench(quick: bool) -> list[dict]:
                 seconds = _visit(context.new_page(), f"{url}/{page.path}")
                 context.close()
                 rows.append(_page_row(page, "first visit, fresh server (warm-up running)", seconds))
-        with serve(logs / "warm.log", as_app=True) as url:
+        with serve(logs / "warm.log", as_app=True) as url, serve(logs / "floor.log", script=FLOOR_APP) as floor_url:
             warm_s = _wait_warm(logs / "warm.log")
-            first = len(rows)
+            first, floors = len(rows), []
+            _floor(browser, floor_url)  # the floor server's own first answer is not a visitor's
             for page in pages:
-                rows += _one_page(browser, url, page, 2 if quick else 5)
+                floors.append(_floor(browser, floor_url))
+                rows += _one_page(browser, url, page, 2 if quick else 5, floors[-1])
             rows[first]["note"] += f"; the warm-up took {warm_s:.1f} s"
+            rows += _floor_rows(floors, rows[first:])
             n = 10 if quick else 30
             rows.append(_class_row(f"{n} sessions at once, warm server (websocket clients)", url, n, SESSIONS_S))
         n = 4 if quick else 8

@@ -95,15 +95,18 @@ def server_env(env: dict[str, str] | None = None, as_app: bool = False) -> dict[
 
 @contextlib.contextmanager
 def serve(log: Path, env: dict[str, str] | None = None,
-          started: list[subprocess.Popen] | None = None, as_app: bool = False) -> Iterator[str]:
+          started: list[subprocess.Popen] | None = None, as_app: bool = False,
+          script: str | None = None) -> Iterator[str]:
     """The server as ``make run`` starts it (:mod:`safebandit_ui.serve`: the core imported and the warm-up
     begun first, then ``streamlit run app.py``) on a free loopback port, with :func:`server_env`'s environment;
     yields its URL once the health endpoint answers, and stops it (terminate, then kill) afterwards. ``started``
-    receives the process."""
+    receives the process. ``script`` (a path in the repository) is served by plain ``streamlit run`` instead of the
+    app: ``make bench`` measures Streamlit's own floor with it."""
     port = _free_port()
     with open(log, "w") as out:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "safebandit_ui.serve", "--server.headless", "true",
+            [sys.executable, "-m", *(("safebandit_ui.serve",) if script is None else ("streamlit", "run", script)),
+             "--server.headless", "true",
              "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
              "--server.fileWatcherType", "none"],
             cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, env=server_env(env, as_app),
