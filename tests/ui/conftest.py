@@ -32,6 +32,15 @@ def fresh_caches() -> Iterator[None]:
     yield from cleared_caches()
 
 
+@pytest.fixture
+def inline_scrub(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every scrub grid computed within the page's run, as a grid timed as quick is: for the tests that look at all of a
+    page's charts at its default settings, whose grid the page would otherwise leave to the background."""
+    from safebandit_ui import scrub
+
+    monkeypatch.setattr(scrub, "inline", lambda settings, field: True)
+
+
 @pytest.fixture(scope="module")
 def fresh_module_caches() -> Iterator[None]:
     """Start and leave a module with empty st caches, sharing them between its tests."""

@@ -61,6 +61,7 @@ PAGE_BYTES = 480_000
 """The dose page's charts together, default settings (float64 arrays sent them as about 710 kB)."""
 
 
+@pytest.mark.usefixtures("inline_scrub")
 def test_a_chart_is_encoded_once_and_sent_as_float32():
     at = open_page("pages/dose.py", OPEN)
     encoded = pagekit._serialised().made

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import plotly.graph_objects as go
+import pytest
 import streamlit as st
 
 from safebandit_ui import pagekit, plot
@@ -102,6 +103,7 @@ def test_a_copy_that_fails_is_reported_and_leaves_nothing_behind(tmp_path, monke
     assert list((tmp_path / "static").iterdir()) == []
 
 
+@pytest.mark.usefixtures("inline_scrub")
 def test_a_model_pages_charts_go_through_the_own_element():
     at = open_page("pages/dose.py")
     own = {el.key for el in at.get("bidi_component") if el.proto.component_name == plot.NAME}
@@ -111,6 +113,7 @@ def test_a_model_pages_charts_go_through_the_own_element():
     assert set(sent(at)) >= own
 
 
+@pytest.mark.usefixtures("inline_scrub")
 def test_without_static_serving_the_charts_fall_back_to_streamlits_element(monkeypatch):
     st.cache_resource.clear()
     monkeypatch.setattr(plot, "provide_script", lambda root=None: False)
