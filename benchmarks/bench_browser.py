@@ -119,9 +119,9 @@ def _floor(browser: Any, url: str) -> tuple[float, float]:
     try:
         pg = context.new_page()
         times = []
-        for go in (lambda: pg.goto(url), pg.reload):
+        for visit in (lambda: pg.goto(url), pg.reload):
             start = time.perf_counter()
-            go()
+            visit()
             pg.wait_for_function(FLOOR_SETTLED, timeout=TIMEOUT_MS)
             times.append(time.perf_counter() - start)
         return times[0], times[1]
