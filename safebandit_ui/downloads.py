@@ -54,12 +54,13 @@ def downloads(settings: Any, frame: pd.DataFrame | Callable[[], pd.DataFrame], s
         return
     with box:
         rows = frame if callable(frame) else (lambda: frame)
-        settings_json = json.dumps(export.settings_dict(settings), indent=2, sort_keys=True)
-        page = registry.title_of_kind(export.settings_dict(settings).get("kind", ""))
+        as_dict = export.settings_dict(settings)
+        settings_json = json.dumps(as_dict, indent=2, sort_keys=True)
+        page = registry.title_of_kind(as_dict.get("kind", ""))
 
         def everything() -> bytes:
             return export.bundle({ROUNDS_NAME: rows()}, summary if summary is not None else pd.DataFrame(),
-                                 export.settings_dict(settings), dict(figures()) if figures else {}, page=page,
+                                 as_dict, dict(figures()) if figures else {}, page=page,
                                  extra=dict(extra()) if extra else None, device=device, precision=precision)
 
         cols = st.columns(4)

@@ -137,7 +137,7 @@ def inline(settings: Any, field: str) -> bool:
 
 
 @st.fragment(run_every=POLL_S)
-def _waiting(fkey: str, settings: Any, device: str, field: str, start: int, height: int) -> None:
+def _waiting(fkey: str, settings: Any, device: str, axis: Scrub, start: int, height: int) -> None:
     """Until the chart is in the store: a note, checked every :data:`POLL_S`, in a box of the ``height`` the caption
     and the chart will take, so that what lies below does not jump when they come; then one rerun of the page draws
     them.
@@ -149,10 +149,9 @@ def _waiting(fkey: str, settings: Any, device: str, field: str, start: int, heig
         st.rerun()
     seen = st.session_state.setdefault(SEEN_KEY, {})
     if seen.get(fkey) == 1:
-        threading.Thread(target=_background, args=(settings, device, field, start), daemon=True,
+        threading.Thread(target=_background, args=(settings, device, axis.field, start), daemon=True,
                          name="safebandit-scrub").start()
     seen[fkey] = seen.get(fkey, 0) + 1
-    axis = scrub.axis_of(families.of(settings), field)
     st.container(key=WAITING_KEY, height=height, border=False).info(
         f"The {len(axis.values)} values of {axis.symbol} are computed on the same draws in the background, once the "
         "charts above are drawn: the chart appears here when they are ready (the charts above are final).",
@@ -186,7 +185,7 @@ def section(settings: Any, ctx: shell.RunContext) -> None:
     start = opened_at(key(settings, ctx.device, field), current)
     fkey = figure_key(settings, ctx.device, field, start)
     if store.store().peek(fkey) is None and not inline(settings, field):
-        _waiting(fkey, settings, ctx.device, field, start, waiting_height(settings))
+        _waiting(fkey, settings, ctx.device, axis, start, waiting_height(settings))
         return
     with st.spinner(f"Computing {len(axis.values)} values of {axis.symbol} on the same draws…"):
         fig = figure(settings, ctx.device, field, start)

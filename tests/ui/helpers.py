@@ -14,7 +14,7 @@ import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from safebandit_core import export
-from safebandit_ui import plot
+from safebandit_ui import downloads, forms, plot
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
@@ -70,8 +70,9 @@ def opened(at: AppTest, *keys: str) -> AppTest:
 
 
 def uploader(at: AppTest, key: str) -> Any:
-    """The file uploader ``key``, its collapsed box (``key + "_box"``: *Restore a run*) opened first if it has one."""
-    opened(at, *[k for k in lazy_boxes(at) if k == f"{key}_box"])
+    """The file uploader ``key``, its collapsed box (*Restore a run*: ``forms.RESTORE_BOX``) opened first if it has
+    one."""
+    opened(at, *[k for k in lazy_boxes(at) if k == forms.RESTORE_BOX.format(key)])
     return at.file_uploader(key=key)
 
 
@@ -110,7 +111,8 @@ def warnings(at: AppTest) -> list[str]:
 def download_labels(at: AppTest) -> set[str]:
     """Labels of every download button on the page, its *Save this run* box opened first (its buttons are drawn only
     while it is open)."""
-    opened(at, *[k for k in lazy_boxes(at) if k.endswith("save_box")])
+    suffix = downloads.SAVE_BOX.format("")
+    opened(at, *[k for k in lazy_boxes(at) if k.endswith(suffix)])
     return {b.proto.label for b in at.get("download_button")}
 
 
