@@ -64,10 +64,12 @@ THEME: dict[str, Any] = {
                "font": {"size": 12, "color": _HEADING}},
     "paper_bgcolor": "#ffffff",
     "plot_bgcolor": "#ffffff",
-    "yaxis": {"ticklabelposition": "outside", "zerolinecolor": _GRID, "gridcolor": _GRID, "tickcolor": _GRID,
+    "yaxis": {"ticklabelposition": "outside", "ticklabeloverflow": "allow", "zerolinecolor": _GRID, "gridcolor": _GRID,
+              "tickcolor": _GRID,
               "title": {"font": {"color": _TEXT, "size": 14}, "standoff": 24},
               "tickfont": {"color": _TEXT, "size": 12}, "automargin": True},
-    "xaxis": {"zerolinecolor": _GRID, "gridcolor": _GRID, "showgrid": False, "zeroline": False, "tickcolor": _GRID,
+    "xaxis": {"ticklabeloverflow": "allow", "zerolinecolor": _GRID, "gridcolor": _GRID, "showgrid": False,
+              "zeroline": False, "tickcolor": _GRID,
               "title": {"font": {"color": _TEXT, "size": 14}, "standoff": 20},
               "tickfont": {"color": _TEXT, "size": 12}, "automargin": True},
     "margin": {"pad": 8, "r": 0, "l": 0},
@@ -76,7 +78,10 @@ THEME: dict[str, Any] = {
     "colorway": ["#0068c9", "#83c9ff", "#ff2b2b", "#ffabab", "#29b09d", "#7defa1", "#ff8700", "#ffd16a",
                  "#6d3fc0", "#d5dae5"],
 }
-"""What Streamlit's light theme lays over a chart's template, as the page shows it: fonts, greys, grid."""
+"""What Streamlit's light theme lays over a chart's template, as the page shows it: fonts, greys, grid. No tick label
+is hidden for passing the chart's edge (``ticklabeloverflow``): automargin makes room for it (the horizon's label at the
+right end of a wide chart's round axis, which plotly's default hid), and that default measures every label of every
+axis at each drawing, about 30 ms of a knob step's four charts on a 2-core machine."""
 
 _FILLS = {
     1: ["#0068c9", "#83c9ff", "#ff2b2b", "#ffabab", "#29b09d", "#7defa1", "#ff8700", "#ffd16a", "#6d3fc0", "#d5dae5"],

@@ -54,6 +54,10 @@ def test_a_knob_step_draws_each_changed_chart_once(server, page):
     kept = page.evaluate(f"""() => Array.from(document.querySelectorAll("{CHART} .js-plotly-plot"))
         .map(gd => gd.querySelector(".main-svg").__sbBefore === true)""")
     assert all(kept), f"a chart was built anew instead of updated in place (plotly's react saw a new config): {kept}"
+    overflow = page.evaluate(f"""() => Array.from(document.querySelectorAll("{CHART} .js-plotly-plot"))
+        .flatMap(gd => Object.keys(gd._fullLayout).filter(k => /^[xy]axis\\d*$/.test(k))
+        .map(k => gd._fullLayout[k].ticklabeloverflow))""")
+    assert overflow and set(overflow) == {"allow"}, f"plotly measures every tick label at each drawing: {overflow}"
 
 
 def test_a_chart_drawn_in_a_closed_tab_takes_its_width_when_the_tab_opens(server, page):
