@@ -19,6 +19,7 @@ import plotly.graph_objects as go
 from .common import (
     LIMIT_COLOR,
     MAX_DOTS,
+    MAX_MARKS,
     MAX_POINTS,
     TRUTH_COLOR,
     axis_ids,
@@ -101,7 +102,7 @@ def cost_figure(frame: pd.DataFrame, tau: float, seed: int | None = None, max_po
         part = rows[rows["policy"] == lab]
         bad = part[part["cost"] > tau]
         shown = for_plotting(part, min(max_points, MAX_DOTS))
-        bad_shown = for_plotting(bad, min(max_points, MAX_DOTS)) if len(bad) else bad
+        bad_shown = for_plotting(bad, min(max_points, MAX_MARKS)) if len(bad) else bad
         traces += [
             go.Scatter(x=shown["t"].to_numpy(), y=shown["cost"].to_numpy(), mode="markers", name=f"{lab}: C_t",
                        xaxis=xa, yaxis=ya, marker={"color": colors[lab], "size": 3, "opacity": 0.55},

@@ -14,7 +14,7 @@ from safebandit_core.dose import FAMILY, DoseSettings, curves
 from safebandit_core.dose.fields import CURVE, POLICIES
 from safebandit_core.model import Run
 from safebandit_core.viz import dose as vd
-from safebandit_core.viz.common import by_label
+from safebandit_core.viz.common import MAX_DOTS, by_label
 
 from .. import links, model_page, pagekit, shell, tools
 
@@ -86,13 +86,13 @@ def layout(s: DoseSettings) -> tuple[model_page.Slots, str]:
         pagekit.symbols("dose_safety_symbols", r"\Pr(C_t\le\tau)\ge 1-\delta\quad\text{every round, where}",
                         r"C_t=g(\alpha_t)\big(\langle X_t,\mu^*\rangle+\xi^c_t\big)")
     slots["cost"] = st.empty()
-    st.caption("Realized costs of the first seed at 150 evenly spaced rounds (the panel titles count every round); "
-               "red crosses are rounds above τ. Costs can be negative: the noise ξ is added to the mean cost, and a "
-               "dose of a context with ⟨X, μ*⟩ < 0 lowers it.")
+    st.caption(f"Realized costs of the first seed at {MAX_DOTS} evenly spaced rounds (the panel titles count every "
+               "round); red crosses are rounds above τ. Costs can be negative: the noise ξ is added to the mean cost, "
+               "and a dose of a context with ⟨X, μ*⟩ < 0 lowers it.")
     with pagekit.chart_row(slots, "safe", "The estimated safe set"):
         st.markdown("The learner may only dose inside [0, α̂max_t]. It starts small and grows towards the true "
                     "limit α*max_t (grey) as its estimate of the cost sharpens; the dots are the doses it chose, at "
-                    "150 evenly spaced rounds (0 when it expects no benefit).")
+                    f"{MAX_DOTS} evenly spaced rounds (0 when it expects no benefit).")
         pagekit.symbols(
             "dose_safe_symbols", r"\hat\alpha_{\max,t}=g^{-1}\Big(\min\Big\{1,\ \frac{\tau}{\hat B_t}\Big\}\Big)",
             r"\hat B_t=\langle X_t,\hat\mu_t\rangle+\beta^c_t\,\|X_t\|_{\Sigma_t^{-1}}+b_\delta",
