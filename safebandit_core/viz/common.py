@@ -34,8 +34,8 @@ MAX_POINTS = 600
 MAX_DOTS = 75
 """Rounds drawn as dots per trace: each dot is an SVG element of its own, so a cloud costs the browser far more
 than a line of the same length; 75 evenly spaced rounds show the cloud's shape. The dose page's two clouds (about
-2,100 elements at 150 dots a trace) took about a third of a knob step's drawing in Chromium on a 2-core machine;
-at 75 a step settled 0.12-0.2 s sooner (side by side, medians of six steps, three rounds)."""
+2,100 elements at 150 dots a trace) took about half of a knob step's drawing in Chromium on a 2-core machine; at 75
+a step settled 0.12-0.23 s sooner (side by side, medians of six steps, three rounds)."""
 MAX_MARKS = 150
 """Rounds marked per trace where each mark is an event (a violation): up to this many, every one is shown."""
 
