@@ -23,10 +23,11 @@ and 8 sessions at once on a fresh server, twice: as websocket clients (the serve
 hosting a whole class would see). ``--quick``: two pages, fewer steps, 10 and 4 sessions.
 
 A visit is over when the browser's own signal says so (``data-test-script-state`` on ``stApp`` back to
-``notRunning``) and every chart container on the page holds a drawn plotly chart; an action is over when a
-script run has finished after it (counted from the websocket's messages, so a run too quick for the page to show
-is not missed) and the charts' data differ from before. Each row's note also gives the time until the charts
-in the window were drawn (``in view``): what a visitor sees first, while the charts further down are still drawn.
+``notRunning``) and every chart container on the page holds a drawn plotly chart (:data:`SETTLED`); an action
+is over when a script run has finished after it (counted from the websocket's messages, so a run too quick for the
+page to show is not missed), the charts' data differ from before and no chart is still waiting to be redrawn. Each
+row's note also gives the time until the charts in the window were drawn (``in view``): what a visitor sees first,
+while the charts further down are still drawn.
 No fixed waits. After a change that makes the page compute a new scrub grid in the background (T, a size), the bench
 waits until that chart is drawn, so the next row (and the next page's first visit) does not share the server's cores
 with it; the row's note says when it was drawn (the row itself ends with the charts above it, as the page does).
@@ -83,10 +84,14 @@ SETTLED = """() => {
   const app = document.querySelector("[data-testid='stApp']");
   if (!app || app.getAttribute("data-test-script-state") !== "notRunning"
       || app.getAttribute("data-test-connection-state") !== "CONNECTED") return false;
-  const boxes = document.querySelectorAll("CHARTS");
+  const boxes = Array.from(document.querySelectorAll("CHARTS"));
   return boxes.length > 0 && document.querySelector("[data-testid='stSkeleton']") === null
-    && document.querySelectorAll("CHARTS .js-plotly-plot .main-svg").length >= boxes.length;
+    && boxes.every(b => b.querySelector(".js-plotly-plot .main-svg")
+                        && !(b.firstElementChild && b.firstElementChild.__sbNext));
 }""".replace("CHARTS", CHARTS)
+"""Every chart is drawn with the figure it was last sent: the script idle, every chart box holding a drawn plotly
+chart (a chart has three ``.main-svg`` layers, so the box is what is counted), and none of the app's own chart boxes
+holding a figure still to draw (``__sbNext``, set while a chart off the window waits for the browser's idle time)."""
 
 
 IN_VIEW = """() => {

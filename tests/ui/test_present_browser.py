@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from tests.ui.browserkit import ARTIFACTS, CHART, ROOT, Requests, wait_idle
+from tests.ui.browserkit import ARTIFACTS, CHART, ROOT, Requests, wait_for_charts
 
 pytestmark = pytest.mark.browser
 WIDTH, HEIGHT = 1280, 720
@@ -30,9 +30,7 @@ def test_present_fits_one_projector_screen(server, browser):
     requests = Requests(pg)
     try:
         pg.goto(server + "/present?model=dose")
-        pg.wait_for_function(f"document.querySelectorAll(\"{CHART} .js-plotly-plot .main-svg\").length >= 4",
-                             timeout=120_000)
-        wait_idle(pg)
+        wait_for_charts(pg, 120_000, n_charts=4)  # every chart of the board drawn, the script idle
         pg.wait_for_timeout(800)  # plotly's last resize
         assert pg.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
         assert pg.evaluate("(m => m.scrollWidth <= m.clientWidth)(document.querySelector(\"[data-testid='stMain']\"))")

@@ -28,8 +28,8 @@ def test_report_renders_with_the_network_blocked(page, tmp_path: Path) -> None:
 
     page.route("**/*", only_the_file)
     page.goto(target.as_uri())
-    page.wait_for_function(f"document.querySelectorAll('.js-plotly-plot .main-svg').length >= {n_figures}",
-                           timeout=30_000)
+    page.wait_for_function("() => Array.from(document.querySelectorAll('.js-plotly-plot'))"
+                           f".filter(gd => gd.querySelector('.main-svg')).length >= {n_figures}", timeout=30_000)
     assert refused == []
     assert page.locator(".js-plotly-plot").count() == n_figures
     assert page.locator(".js-plotly-plot .scatterlayer .trace").count() > 0  # the curves were drawn
