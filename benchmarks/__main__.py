@@ -1,14 +1,36 @@
-"""``python -m benchmarks [--quick] [--only NAME]``: run every benchmark module, print one table."""
+"""``python -m benchmarks [--quick] [--only NAME] [--markdown]``: run every benchmark module, print one table (as
+Markdown rows with ``--markdown``, the form of the README's table)."""
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import math
 import pkgutil
 import sys
 import time
+from typing import Any
 
 import pandas as pd
+
+
+def _cell(value: Any) -> str:
+    """One Markdown cell: a number with two decimals (``inf`` for a row that failed), "-" for nothing, ``|``
+    escaped."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "-"
+    if isinstance(value, float):
+        return "inf" if math.isinf(value) else f"{value:.2f}"
+    return str(value).replace("|", "\\|")
+
+
+def markdown(rows: list[dict[str, Any]]) -> str:
+    """``rows`` as a Markdown table: every column any row has, in the order they first come; "-" where a row has
+    none."""
+    columns = list(dict.fromkeys(k for row in rows for k in row))
+    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+    lines += ["| " + " | ".join(_cell(row.get(c)) for c in columns) + " |" for row in rows]
+    return "\n".join(lines)
 
 
 def main() -> int:
@@ -17,6 +39,7 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="smaller sizes, for a smoke run")
     parser.add_argument("--only", default=None, help="run only modules whose name contains this")
     parser.add_argument("--gpu", action="store_true", help="only the GPU rows, each beside the CPU (benchmarks/gpu.py)")
+    parser.add_argument("--markdown", action="store_true", help="print the table as Markdown (the README's form)")
     args = parser.parse_args()
     import benchmarks
 
@@ -33,6 +56,9 @@ def main() -> int:
         got = mod.bench(args.quick)
         print(f"[{info.name}: {time.perf_counter() - start:.1f} s]", file=sys.stderr, flush=True)
         rows.extend(got)
+    if args.markdown:
+        print(markdown(rows))
+        return 0
     frame = pd.DataFrame(rows)
     with pd.option_context("display.max_rows", None, "display.max_columns", None, "display.width", 200,
                            "display.max_colwidth", 80):
