@@ -63,6 +63,10 @@ def _arrays(curves: pd.DataFrame, values: Sequence[float], panels: list[str], la
     return rounds, ranked["y"].to_numpy(dtype=np.float64).reshape(len(panels), len(values), len(labels), rounds.size)
 
 
+MARGIN = {"l": 60, "r": 24, "b": 110}
+"""Pixels around the panels: the y tick labels (a few characters) on the left, half of the last round's label ("10k")
+on the right, the round axis and the slider below. Fixed, with plotly's automargin off on every axis: measuring the
+labels to fit the margins made plotly lay the chart out again, 30–50 ms of every first visit and reload of a page."""
 HEIGHT = 600
 """Pixels of the scrub chart's panels, slider included (its title and legend come on top: :func:`header`)."""
 
@@ -105,6 +109,8 @@ def scrub_figure(curves: pd.DataFrame, finals: pd.DataFrame, *, symbol: str, lab
                       row=i + 1, col=1)
         fig.update_yaxes(range=_range(y[i]), row=i + 1, col=1)
     fig.update_xaxes(title_text="round t", row=len(panels), col=1)
+    fig.update_xaxes(automargin=False)  # the margins below hold every label (:data:`MARGIN`)
+    fig.update_yaxes(automargin=False)
     said = captions(finals, symbol, "<br>")
     title = lambda v: said[float(v)]
     steps = [{"label": frame_name(float(v)), "method": "animate", "args": [[frame_name(float(v))], STEP_ARGS]}
@@ -113,7 +119,7 @@ def scrub_figure(curves: pd.DataFrame, finals: pd.DataFrame, *, symbol: str, lab
     fig.update_layout(
         title={"text": title(float(values[current])), "x": 0.0, "xanchor": "left", "y": 1.0, "yref": "container",
                "yanchor": "top", "pad": {"t": 24}, "font": {"size": 13}},
-        height=chart_height(len(labels), height), margin={"t": top + 10, "l": 60, "r": 10, "b": 110},
+        height=chart_height(len(labels), height), margin={"t": top + 10, **MARGIN},
         font={"family": FONT},
         legend={"orientation": "h", "y": 1.0, "yanchor": "bottom", "x": 1.0, "xanchor": "right"},
         hovermode="x unified",

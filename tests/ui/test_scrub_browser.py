@@ -19,6 +19,12 @@ STATE = f"""() => {{ const gd = document.querySelector("{SCRUB}");
              active: gd.layout.sliders[0].active, names: gd.layout.sliders[0].steps.map(s => s.args[0][0])}}; }}"""
 MAIN = """() => JSON.stringify(Array.from(document.querySelectorAll(".js-plotly-plot"))
     .filter(gd => !gd.closest(".st-key-scrub")).map(gd => gd.data.map(t => t.y)))"""
+OUTSIDE = f"""() => {{ const gd = document.querySelector("{SCRUB}");
+    const box = gd.querySelector(".main-svg").getBoundingClientRect();
+    return Array.from(gd.querySelectorAll("g[class$='tick'] > text")).filter(t => t.textContent).filter(t => {{
+        const r = t.getBoundingClientRect(); return r.left < box.left || r.right > box.right; }})
+        .map(t => t.textContent); }}"""
+"""The tick labels of the scrub chart that pass its edges (its margins are fixed, not fitted to the labels)."""
 ARM = f"""() => {{ const gd = document.querySelector("{SCRUB}"); window.__animated = false;
     gd.once("plotly_animated", () => {{ window.__animated = true; }}); }}"""
 
@@ -33,6 +39,7 @@ def test_scrubbing_the_dose_chart_redraws_in_the_browser_only(server, page):
     before = page.evaluate(STATE)
     assert len(before["names"]) >= 11 and before["names"][before["active"]] == "0.5"
     assert before["title"].startswith("τ = 0.5") and "0.5" in before["current"]
+    assert page.evaluate(OUTSIDE) == [], "a tick label passes the chart's edge"
     heard = len(sent)
     assert heard > 0, "the websocket listener saw the page ask for its first run"
 
