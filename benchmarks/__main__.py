@@ -14,23 +14,22 @@ from typing import Any
 import pandas as pd
 
 
-def _cell(value: Any) -> str:
-    """One Markdown cell: a number with two decimals (``inf`` for a row that failed), "-" for nothing, ``|``
-    escaped."""
+def _shown(value: Any) -> str:
+    """A bench value as the table shows it: a number with two decimals (``inf`` for a row that failed), "-" for
+    nothing (a column the row lacks)."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "-"
     if isinstance(value, float):
         return "inf" if math.isinf(value) else f"{value:.2f}"
-    return str(value).replace("|", "\\|")
+    return str(value)
 
 
 def markdown(rows: list[dict[str, Any]]) -> str:
-    """``rows`` as a Markdown table: every column any row has, in the order they first come; "-" where a row has
-    none."""
-    columns = list(dict.fromkeys(k for row in rows for k in row))
-    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
-    lines += ["| " + " | ".join(_cell(row.get(c)) for c in columns) + " |" for row in rows]
-    return "\n".join(lines)
+    """``rows`` as a Markdown table (:func:`safebandit_core.report.table_markdown`): every column any row has, in
+    the order they first come; "-" where a row has none."""
+    from safebandit_core import report
+
+    return "\n".join(report.table_markdown(pd.DataFrame(rows).astype(object).map(_shown)))
 
 
 def main() -> int:

@@ -63,6 +63,18 @@ def table_html(frame: pd.DataFrame, verdict_column: str | None = None) -> str:
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
 
 
+def markdown_cell(value: object) -> str:
+    """A value for a Markdown table cell: ``|`` escaped, line breaks as spaces."""
+    return str(value).replace("|", "\\|").replace("\n", " ")
+
+
+def table_markdown(frame: pd.DataFrame) -> list[str]:
+    """A frame as the lines of a Markdown table (the reproduction document's tables, the bench's)."""
+    lines = ["| " + " | ".join(markdown_cell(c) for c in frame.columns) + " |", "|" + "---|" * len(frame.columns)]
+    lines += ["| " + " | ".join(markdown_cell(v) for v in row) + " |" for row in frame.itertuples(index=False)]
+    return lines
+
+
 def figures_html(figures: Mapping[str, go.Figure]) -> str:
     """Every figure as an inline plotly div; plotly's JavaScript goes inline with the first one only."""
     parts = []

@@ -21,6 +21,7 @@ from pathlib import Path
 import pandas as pd
 
 from safebandit_core import presets, resume, sweep
+from safebandit_core.report import table_markdown
 
 
 def folder_name(run: presets.PresetRun) -> str:
@@ -34,18 +35,6 @@ def command(run: presets.PresetRun) -> str:
     size = "--full" if name == run.preset else f"--seeds {run.seeds} --T {run.T}"
     return (f"python -m safebandit_core preset --preset {run.preset} {size} --resume repro-runs/{name}/cells "
             f"--report {name}.html")
-
-
-def cell(text: object) -> str:
-    """A value for a Markdown table cell."""
-    return str(text).replace("|", "\\|").replace("\n", " ")
-
-
-def markdown_table(frame: pd.DataFrame) -> list[str]:
-    """A frame as Markdown table lines."""
-    lines = ["| " + " | ".join(cell(c) for c in frame.columns) + " |", "|" + "---|" * len(frame.columns)]
-    lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in frame.itertuples(index=False)]
-    return lines
 
 
 def number(v: float) -> str:
@@ -133,7 +122,7 @@ def section(runs: Path, run: presets.PresetRun, png_dir: Path | None = None) -> 
         so_far = finished_so_far(run, folder) if folder.exists() else pd.DataFrame()
         if len(so_far):
             lines += ["The settings finished so far (the claims are checked once all have):", ""]
-            lines += markdown_table(so_far) + [""]
+            lines += table_markdown(so_far) + [""]
         return lines
     wall = wall_seconds(runs / name / "log.txt")
     if wall is not None and wall < result.compute_seconds:  # the last run only reloaded finished settings
@@ -147,12 +136,12 @@ def section(runs: Path, run: presets.PresetRun, png_dir: Path | None = None) -> 
     claims = presets.claim_table(result)[["claim", "statement", "paper", "ours", "verdict", "why"]]
     claims.columns = ["claim", "what the paper claims", "the paper's statement or number", "ours",
                       "verdict", "why"]
-    lines += markdown_table(claims) + [""]
+    lines += table_markdown(claims) + [""]
     paper = presets.paper_table(result.summary())
     if len(paper):
-        lines += ["The paper's numbers beside ours:", ""] + markdown_table(paper) + [""]
+        lines += ["The paper's numbers beside ours:", ""] + table_markdown(paper) + [""]
     lines += ["<details><summary>Every setting, with 95 % intervals over runs</summary>", ""]
-    lines += markdown_table(cells_table(result.cell_summary())) + ["", "</details>", ""]
+    lines += table_markdown(cells_table(result.cell_summary())) + ["", "</details>", ""]
     return lines
 
 
@@ -173,7 +162,7 @@ def overview(runs: Path) -> list[str]:
         rows.append({"preset": f"`{name}`", "artefact": f"{p.paper.split(' (')[0]}, {p.artefact}",
                      "size": f"{p.n_cells} × {run.seeds} runs × T = {run.T:,}", "verdicts at paper size": verdicts,
                      "seconds": seconds})
-    return markdown_table(pd.DataFrame(rows)) + [""]
+    return table_markdown(pd.DataFrame(rows)) + [""]
 
 
 def main(argv: list[str]) -> int:

@@ -109,7 +109,7 @@ def scrub_figure(curves: pd.DataFrame, finals: pd.DataFrame, *, symbol: str, lab
                       row=i + 1, col=1)
         fig.update_yaxes(range=_range(y[i]), row=i + 1, col=1)
     fig.update_xaxes(title_text="round t", row=len(panels), col=1)
-    fig.update_xaxes(automargin=False)  # the margins below hold every label (:data:`MARGIN`)
+    fig.update_xaxes(automargin=False)  # the fixed margins hold every label (:data:`MARGIN`)
     fig.update_yaxes(automargin=False)
     said = captions(finals, symbol, "<br>")
     title = lambda v: said[float(v)]

@@ -333,10 +333,16 @@ def wait_drawn(pg, timeout_ms: int = 120_000, min_charts: int = 0) -> None:
     pg.wait_for_function(drawn(min_charts), timeout=timeout_ms)
 
 
+def charts_drawn(n_charts: int, within: str = CHART) -> str:
+    """A JavaScript condition: at least ``n_charts`` plotly charts under ``within`` are drawn (each counted once,
+    though plotly draws three ``.main-svg`` layers a chart)."""
+    return f"""Array.from(document.querySelectorAll("{within} .js-plotly-plot"))
+        .filter(gd => gd.querySelector(".main-svg")).length >= {int(n_charts)}"""
+
+
 def wait_for_charts(pg, timeout_ms: int = 120_000, n_charts: int = N_CHARTS) -> None:
     """Wait until ``n_charts`` charts (every dose-page chart by default) are drawn by plotly and the script is idle."""
-    pg.wait_for_function(f"""Array.from(document.querySelectorAll("{CHART} .js-plotly-plot"))
-        .filter(gd => gd.querySelector(".main-svg")).length >= {n_charts}""", timeout=timeout_ms)
+    pg.wait_for_function(charts_drawn(n_charts), timeout=timeout_ms)
     wait_idle(pg, timeout_ms)
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from safebandit_core import export, presets, report
+from tests.ui.browserkit import charts_drawn
 
 pytestmark = pytest.mark.browser
 
@@ -28,8 +29,7 @@ def test_report_renders_with_the_network_blocked(page, tmp_path: Path) -> None:
 
     page.route("**/*", only_the_file)
     page.goto(target.as_uri())
-    page.wait_for_function("() => Array.from(document.querySelectorAll('.js-plotly-plot'))"
-                           f".filter(gd => gd.querySelector('.main-svg')).length >= {n_figures}", timeout=30_000)
+    page.wait_for_function(charts_drawn(n_figures, within="body"), timeout=30_000)
     assert refused == []
     assert page.locator(".js-plotly-plot").count() == n_figures
     assert page.locator(".js-plotly-plot .scatterlayer .trace").count() > 0  # the curves were drawn
