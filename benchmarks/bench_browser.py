@@ -12,9 +12,11 @@ Per model page (dose, non-linear, conservative, mean-variance), the rows of issu
 - T changed (fixed chunks with a masked tail: no compilation);
 - d, |F| or K changed inside its padded width (no compilation);
 
-Beside each page's first visit and reload, the same two on Streamlit's floor (:mod:`benchmarks.floor_app`: a page
-with one line of text, served by plain ``streamlit run``), so each row can be read against what Streamlit alone
-costs this machine at that moment;
+Beside each page's first visit and reload, the same two on two floor pages served by plain ``streamlit run``:
+Streamlit's floor (:mod:`benchmarks.floor_app`, a page with one line of text) and the floor of a page with one chart
+(:mod:`benchmarks.floor_chart_app`, the same page with one small plotly chart drawn by the app's own element, plotly's
+code included), so each row can be read against what Streamlit alone, and Streamlit with plotly, cost this machine at
+that moment;
 
 then 30 sessions opening model pages at once on the warm server, as clients of Streamlit's own websocket
 protocol (:mod:`tests.ui.wsclient`: 30 Chromium tabs on 2 cores would time the browsers, not the server),
@@ -109,6 +111,8 @@ counts by its place, whatever its height); the charts further down may still be 
 
 
 FLOOR_APP = "benchmarks/floor_app.py"
+FLOOR_CHART_APP = "benchmarks/floor_chart_app.py"
+"""The floor page with one small plotly chart drawn by the app's own element: what a page with any chart costs."""
 FLOOR_SETTLED = """() => {
   const app = document.querySelector("[data-testid='stApp']");
   return app !== null && app.getAttribute("data-test-script-state") === "notRunning"
@@ -118,8 +122,9 @@ FLOOR_SETTLED = """() => {
 """The floor page is shown: the script idle and its line of text drawn."""
 
 
-def _floor(browser: Any, url: str) -> tuple[float, float]:
-    """A first visit (a new browser context) and a reload of the floor page: seconds until each was shown."""
+def _floor(browser: Any, url: str, shown: str = FLOOR_SETTLED) -> tuple[float, float]:
+    """A first visit (a new browser context) and a reload of a floor page: seconds until each was ``shown`` (for the
+    page with a chart, :data:`SETTLED`: its chart drawn)."""
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     try:
         pg = context.new_page()
@@ -127,11 +132,16 @@ def _floor(browser: Any, url: str) -> tuple[float, float]:
         for visit in (lambda: pg.goto(url), pg.reload):
             start = time.perf_counter()
             visit()
-            pg.wait_for_function(FLOOR_SETTLED, timeout=TIMEOUT_MS)
+            pg.wait_for_function(shown, timeout=TIMEOUT_MS)
             times.append(time.perf_counter() - start)
         return times[0], times[1]
     finally:
         context.close()
+
+
+def _floors(browser: Any, url: str, chart_url: str) -> dict[str, tuple[float, float]]:
+    """Both floors, measured one after the other: the one-line page and the one-chart page."""
+    return {"text": _floor(browser, url), "chart": _floor(browser, chart_url, SETTLED)}
 
 
 def _settle(pg: Any, start: float, extra: str = "", arg: Any = None) -> tuple[float, float]:
@@ -242,16 +252,22 @@ def _sessions(browser: Any, url: str, n: int) -> tuple[float, int]:
     return slowest, errors
 
 
-def _floor_rows(floors: list[tuple[float, float]], page_rows: list[dict]) -> list[dict]:
-    """Streamlit's floor (median of its first visits and of its reloads, one beside each page) against the targets
-    of the model pages' first visits and reloads, with how far above it those pages were in this run."""
+FLOOR_NAMES = {"text": "Streamlit's floor (a page with one line of text)",
+               "chart": "Streamlit and plotly's floor (one line of text and one small chart)"}
+"""How the rows name the two floor pages (:data:`FLOOR_APP`, :data:`FLOOR_CHART_APP`)."""
+
+
+def _floor_rows(floors: list[dict[str, tuple[float, float]]], page_rows: list[dict]) -> list[dict]:
+    """Each floor (median of its first visits and of its reloads, measured beside each page) against the targets of
+    the model pages' first visits and reloads, with how far above it those pages were in this run."""
     out = []
-    for i, what in enumerate(("first visit after the warm-up", "reload, same settings")):
-        floor = statistics.median(f[i] for f in floors)
-        above = [r["seconds"] - f[i] for r, f in zip([r for r in page_rows if r["benchmark"].endswith(what)], floors,
-                                                      strict=True)]
-        out.append(_row(f"Streamlit's floor (a page with one line of text): {what.split(',')[0]}", floor,
-                        TARGETS[what], f"the model pages {min(above):.2f}–{max(above):.2f} s above it"))
+    for kind, name in FLOOR_NAMES.items():
+        for i, what in enumerate(("first visit after the warm-up", "reload, same settings")):
+            floor = statistics.median(f[kind][i] for f in floors)
+            rows = [r for r in page_rows if r["benchmark"].endswith(what)]
+            above = [r["seconds"] - f[kind][i] for r, f in zip(rows, floors, strict=True)]
+            out.append(_row(f"{name}: {what.split(',')[0]}", floor, TARGETS[what],
+                            f"the model pages {min(above):.2f}–{max(above):.2f} s above it"))
     return out
 
 
@@ -279,10 +295,16 @@ def _received(pg: Any) -> list[int]:
     return count
 
 
-def _one_page(browser: Any, url: str, page: ModelPage, steps: int, floor: tuple[float, float]) -> list[dict]:
+def _floor_note(floor: dict[str, tuple[float, float]], i: int) -> str:
+    """The floors beside a page's first visit (``i`` 0) or reload (1)."""
+    return f"Streamlit's floor {floor['text'][i]:.2f} s, with one chart {floor['chart'][i]:.2f} s"
+
+
+def _one_page(browser: Any, url: str, page: ModelPage, steps: int,
+              floor: dict[str, tuple[float, float]]) -> list[dict]:
     """First visit (after the warm-up), reload, slider steps, T and the size changed, on one page; the reload and
     step rows note the bytes the page received over its websocket (a figure that does not depend on the load), the
-    first visit and the reload Streamlit's floor measured just before (``floor``: its first visit and reload)."""
+    first visit and the reload the floors measured just before (``floor``: :func:`_floors`)."""
     from tests.ui.browserkit import finished_runs
 
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
@@ -291,10 +313,10 @@ def _one_page(browser: Any, url: str, page: ModelPage, steps: int, floor: tuple[
         received = _received(pg)
         finished_runs(pg)  # before the page opens its websocket
         rows = [_page_row(page, "first visit after the warm-up", _visit(pg, f"{url}/{page.path}"),
-                          f"Streamlit's floor {floor[0]:.2f} s")]
+                          _floor_note(floor, 0))]
         received[0] = 0
         rows.append(_page_row(page, "reload, same settings", _reload(pg),
-                              f"{received[0] / 1024:.0f} KiB received; Streamlit's floor {floor[1]:.2f} s"))
+                              f"{received[0] / 1024:.0f} KiB received; {_floor_note(floor, 1)}"))
         received[0] = 0
         taken = [_step(pg, page.knob) for _ in range(steps)]
         every = [t[1] for t in taken]
@@ -323,7 +345,8 @@ def _one_page(browser: Any, url: str, page: ModelPage, steps: int, floor: tuple[
 
 def bench(quick: bool) -> list[dict]:
     """Rows for ``make bench``: issue 22's table per model page, and a class at once, each against its target."""
-    from tests.ui.browserkit import BROWSER_ARGS, CHROMIUM, _missing, serve
+    from safebandit_ui import plot
+    from tests.ui.browserkit import BROWSER_ARGS, CHROMIUM, ROOT, _missing, serve
 
     missing = _missing()
     if missing:
@@ -341,12 +364,14 @@ def bench(quick: bool) -> list[dict]:
                 seconds = _visit(context.new_page(), f"{url}/{page.path}")
                 context.close()
                 rows.append(_page_row(page, "first visit, fresh server (warm-up running)", seconds))
-        with serve(logs / "warm.log", as_app=True) as url, serve(logs / "floor.log", script=FLOOR_APP) as floor_url:
+        plot.provide_script(ROOT / Path(FLOOR_CHART_APP).parent)  # its static folder, there when the server starts
+        with (serve(logs / "warm.log", as_app=True) as url, serve(logs / "floor.log", script=FLOOR_APP) as floor_url,
+              serve(logs / "floor-chart.log", script=FLOOR_CHART_APP) as chart_url):
             warm_s = _wait_warm(logs / "warm.log")
             first, floors = len(rows), []
-            _floor(browser, floor_url)  # the floor server's own first answer is not a visitor's
+            _floors(browser, floor_url, chart_url)  # the floor servers' own first answers are not a visitor's
             for page in pages:
-                floors.append(_floor(browser, floor_url))
+                floors.append(_floors(browser, floor_url, chart_url))
                 rows += _one_page(browser, url, page, 2 if quick else 5, floors[-1])
             rows[first]["note"] += f"; the warm-up took {warm_s:.1f} s"
             rows += _floor_rows(floors, rows[first:])

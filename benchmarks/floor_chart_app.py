@@ -1,0 +1,20 @@
+"""Streamlit's floor with one chart, for ``make bench``: the one-line page and one small plotly line chart drawn by
+the app's own chart element, plotly's code included.
+
+What a page that shows any plotly chart costs a browser on this machine, before its own widgets, words and other
+charts: the issue's targets are read against it (benchmarks/bench_browser.py)."""
+
+from pathlib import Path
+
+import numpy as np
+import plotly.graph_objects as go
+import streamlit as st
+
+from safebandit_ui import pagekit, plot
+
+plot.provide_script(Path(__file__).resolve().parent)
+st.title("A one-line page with one chart")
+st.markdown("Streamlit's own start-up in the browser, plotly's code and one small chart, and nothing else.")
+rounds = np.arange(1, 201)
+pagekit.chart(st, go.Figure(go.Scatter(x=rounds, y=np.sqrt(rounds), mode="lines", name="√t"),
+                            layout={"title": {"text": "One line"}, "height": 300}), "floor_chart")
