@@ -9,8 +9,10 @@ that work in). The visitor's next step then finds its run and charts made: the p
 
 Bounded so a class costs the server little: one worker per process; a job starts only while no run is being
 computed anywhere on the server (:meth:`.store.Store.busy`: a page's run, a scrub grid, the warm-up) and no model
-page is being drawn (:func:`drawing`), so a class's own pages always go first; a short queue, newest request first,
-whose oldest requests are dropped (their visitor has moved on); and only runs the server expects to take at most
+page is being drawn (:func:`drawing`), so a class's own pages always go first; none for :data:`SETTLE_S` after a
+page run in which no knob moved, while the browser draws that page's new charts; a short queue, newest request
+first, whose oldest requests are dropped, as are a visitor's waiting requests once they ask for new ones (they have
+moved on); and only runs the server expects to take at most
 :data:`.live.LIVE_AFTER_S` (a long run streams on its page instead). ``SAFEBANDIT_AHEAD=0`` turns it off (the test
 suite does, so a test's counts of computed runs are its own).
 """
@@ -26,6 +28,7 @@ import functools
 import logging
 import os
 import threading
+import time
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
@@ -42,6 +45,11 @@ QUEUE = 4
 """Jobs waiting at most; a newer request pushes out the oldest."""
 IDLE_POLL_S = 0.05
 """How often a job waiting for the server to be idle looks again."""
+SETTLE_S = 0.5
+"""After a page run in which no knob moved (a first visit, a reload, T or a size changed), seconds no job starts: the
+browser draws that page's new charts first (measured: the neighbours computed at once made a T change's page settle
+0.1-0.15 s later), and the visitor reads them before stepping a knob. After a knob step the next jobs start at once,
+so a visitor stepping on finds the next run made."""
 HISTORY = 32
 """The keys of the last jobs done and failed that a worker remembers (for the tests and a look at a live server)."""
 JOIN_S = 10.0
@@ -78,14 +86,19 @@ def stepped(field: Field, value: float, sign: int) -> float | None:
     return nxt if field.lo <= nxt <= field.hi else None
 
 
+def moved_knobs(family: Family, settings: Any, previous: Mapping[str, float] | None) -> list[Field]:
+    """The knobs of ``family`` whose value in ``settings`` differs from ``previous`` (this session's last run)."""
+    return [f for f in knobs(family) if previous is not None and previous.get(f.target) is not None
+            and getattr(settings, f.target) is not None and previous[f.target] != getattr(settings, f.target)]
+
+
 def neighbours(family: Family, settings: Any, previous: Mapping[str, float] | None) -> list[Any]:
     """The valid settings a step or two of a knob away from ``settings``: for each knob that moved since
     ``previous`` (the knob values of this session's last run), one step further the same way, one step back, then
     two steps further (so a visitor stepping on finds the step after next already being made, with two steps' time
     to make it); when none moved, one step either side of the first knob."""
     fields = knobs(family)
-    moved = [f for f in fields if previous is not None and previous.get(f.target) is not None
-             and getattr(settings, f.target) is not None and previous[f.target] != getattr(settings, f.target)]
+    moved = moved_knobs(family, settings, previous)
     out = []
     for f in moved or fields[:1]:
         value = getattr(settings, f.target)
@@ -110,11 +123,13 @@ def knob_values(family: Family, settings: Any) -> dict[str, float]:
 
 @dataclasses.dataclass(frozen=True)
 class Job:
-    """One run to compute ahead: its settings and device, and what to prepare from the finished run."""
+    """One run to compute ahead: its settings and device, what to prepare from the finished run, and who asked for it
+    (``source``: a visitor's session, or None)."""
 
     settings: Any
     device: str
     prepare: Callable[[Run], None]
+    source: str | None = None
 
     @functools.cached_property
     def key(self) -> str:
@@ -153,17 +168,22 @@ class Worker:
         self._busy = busy or server_busy
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
+        self._quiet_until = 0.0
         self.running = False
         self.done: collections.deque[str] = collections.deque(maxlen=HISTORY)
         self.failed: collections.deque[str] = collections.deque(maxlen=HISTORY)
 
-    def submit(self, jobs: list[Job]) -> None:
-        """Queue ``jobs`` ahead of everything waiting (in their order); a job already waiting moves up."""
-        if not jobs or self._stop.is_set():
+    def submit(self, jobs: list[Job], settle_s: float = 0.0, replace: str | None = None) -> None:
+        """Queue ``jobs`` ahead of everything waiting (in their order); a job already waiting moves up. ``replace``: a
+        source whose waiting jobs are dropped first (its visitor has moved on); ``settle_s``: seconds from now in which
+        no job starts (its page is being drawn)."""
+        if self._stop.is_set():
             return
         with self._cv:
+            if settle_s > 0:
+                self._quiet_until = max(self._quiet_until, time.monotonic() + settle_s)
             keys = {job.key for job in jobs}
-            kept = [job for job in self._jobs if job.key not in keys]
+            kept = [job for job in self._jobs if job.key not in keys and (replace is None or job.source != replace)]
             self._jobs.clear()
             self._jobs.extend((jobs + kept)[: self._jobs.maxlen])  # the oldest requests fall off the end
             if self._thread is None:
@@ -183,7 +203,8 @@ class Worker:
                     self._cv.wait()
                 if self._stop.is_set():
                     return
-            if self._busy():
+            wait = self._quiet_until - time.monotonic()  # a page's new charts are being drawn
+            if wait > 0 or self._busy():
                 self._stop.wait(IDLE_POLL_S)
                 continue
             with self._cv:
@@ -241,11 +262,15 @@ def worker() -> Worker:
 
 
 def after(settings: Any, device: str, previous: Mapping[str, float] | None,
-          prepare: Callable[[Any, Run], None]) -> None:
+          prepare: Callable[[Any, Run], None], source: str | None = None) -> None:
     """Queue the runs a knob step or two from ``settings`` (:func:`neighbours`), each followed by ``prepare(settings,
-    run)`` (a page's views and charts); nothing when computing ahead is off or the model has no knob."""
+    run)`` (a page's views and charts); nothing when computing ahead is off or the model has no knob.
+
+    ``source`` (the visitor's session) replaces that visitor's waiting jobs; after a run in which no knob moved, no
+    job starts for :data:`SETTLE_S` (the page's new charts are drawn first)."""
     if not enabled():
         return
     family = families.of(settings)
-    jobs = [Job(n, device, lambda run, n=n: prepare(n, run)) for n in neighbours(family, settings, previous)]
-    worker().submit(jobs)
+    jobs = [Job(n, device, lambda run, n=n: prepare(n, run), source) for n in neighbours(family, settings, previous)]
+    stepped_knob = bool(moved_knobs(family, settings, previous))
+    worker().submit(jobs, settle_s=0.0 if stepped_knob else SETTLE_S, replace=source)

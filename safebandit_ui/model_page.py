@@ -17,6 +17,7 @@ from typing import Any
 
 import plotly.graph_objects as go
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from safebandit_core import families
 from safebandit_core.fields import Field
@@ -300,4 +301,5 @@ def compute_ahead(family: Family, spec: Spec, s: Any, ctx: shell.RunContext, slo
         else:
             made_ready(spec, n, run, state, names)
 
-    ahead.after(s, ctx.device, previous, prepare)
+    run_ctx = get_script_run_ctx()
+    ahead.after(s, ctx.device, previous, prepare, source=run_ctx.session_id if run_ctx else None)

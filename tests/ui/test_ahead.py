@@ -77,13 +77,13 @@ def quiet_store(monkeypatch) -> store.Store:
     return shared
 
 
-def job(alpha: float, prepared: list, fail: bool = False) -> ahead.Job:
+def job(alpha: float, prepared: list, fail: bool = False, source: str | None = None) -> ahead.Job:
     def prepare(run):
         if fail:
             raise RuntimeError("boom")
         prepared.append(run)
 
-    return ahead.Job(ConservativeSettings(alpha=alpha), "cpu", prepare)
+    return ahead.Job(ConservativeSettings(alpha=alpha), "cpu", prepare, source)
 
 
 def wait_idle(worker: ahead.Worker, timeout: float = 30.0) -> None:
@@ -129,6 +129,61 @@ def test_a_page_being_drawn_anywhere_on_the_server_goes_first(quiet_store):
         assert prepared == [Stub(0.1)]
     finally:
         assert worker.stop()
+
+
+def test_no_job_starts_while_a_new_page_settles_in_the_browser(quiet_store):
+    worker = ahead.Worker(busy=lambda: False)
+    prepared: list = []
+    try:
+        start = time.monotonic()
+        worker.submit([job(0.1, prepared)], settle_s=0.6)
+        time.sleep(0.3)
+        assert prepared == [] and worker.pending(), "a job started while the page's new charts were being drawn"
+        wait_idle(worker)
+        assert prepared == [Stub(0.1)] and time.monotonic() - start >= 0.6
+        worker.submit([job(0.2, prepared)])  # after a knob step: no wait of its own
+        wait_idle(worker)
+        assert prepared == [Stub(0.1), Stub(0.2)]
+    finally:
+        assert worker.stop()
+
+
+def test_a_visitors_new_requests_replace_their_waiting_ones_and_leave_other_visitors_alone(quiet_store):
+    computing = threading.Event()
+    computing.set()
+    worker = ahead.Worker(busy=computing.is_set)
+    prepared: list = []
+    try:
+        worker.submit([job(0.1, prepared, source="a"), job(0.2, prepared, source="a")], replace="a")
+        worker.submit([job(0.3, prepared, source="b")], replace="b")
+        worker.submit([job(0.4, prepared, source="a")], replace="a")  # a changed T: their old neighbours are gone
+        assert [alpha_of(k) for k in worker.pending()] == [0.4, 0.3]
+        computing.clear()
+        wait_idle(worker)
+        assert prepared == [Stub(0.4), Stub(0.3)]
+    finally:
+        assert worker.stop()
+
+
+def test_only_a_knob_step_lets_its_neighbours_start_at_once(monkeypatch):
+    asked: list[tuple[list, float, str | None]] = []
+
+    class Recorder:
+        def submit(self, jobs, settle_s=0.0, replace=None):
+            asked.append((jobs, settle_s, replace))
+
+    monkeypatch.setenv(ahead.OFF_ENV, "1")
+    monkeypatch.setattr(ahead, "worker", Recorder)
+    s = ConservativeSettings(alpha=0.05).validate()
+    ahead.after(s, "cpu", {"alpha": 0.045}, lambda n, run: None, source="a")  # α stepped
+    ahead.after(dataclasses.replace(s, T=2000).validate(), "cpu", {"alpha": 0.05}, lambda n, run: None,
+                source="a")  # T changed, α where it was
+    ahead.after(s, "cpu", None, lambda n, run: None, source="b")  # a first visit
+    assert [(settle, source) for _, settle, source in asked] == [(0.0, "a"), (ahead.SETTLE_S, "a"),
+                                                                   (ahead.SETTLE_S, "b")]
+    assert [[j.settings.alpha for j in jobs] for jobs, _, _ in asked] == [[0.055, 0.045, 0.06], [0.055, 0.045],
+                                                                          [0.055, 0.045]]
+    assert all(j.source == source for jobs, _, source in asked for j in jobs)
 
 
 def test_a_run_of_unknown_or_long_duration_is_left_to_its_page(quiet_store, monkeypatch):
