@@ -186,7 +186,7 @@ class Worker:
             kept = [job for job in self._jobs if job.key not in keys and (replace is None or job.source != replace)]
             self._jobs.clear()
             self._jobs.extend((jobs + kept)[: self._jobs.maxlen])  # the oldest requests fall off the end
-            if self._thread is None:
+            if self._thread is None and self._jobs:
                 self._thread = threading.Thread(target=self._loop, name="safebandit-ahead", daemon=True)
                 self._thread.start()
             self._cv.notify()

@@ -158,6 +158,9 @@ def test_a_visitors_new_requests_replace_their_waiting_ones_and_leave_other_visi
         worker.submit([job(0.3, prepared, source="b")], replace="b")
         worker.submit([job(0.4, prepared, source="a")], replace="a")  # a changed T: their old neighbours are gone
         assert [alpha_of(k) for k in worker.pending()] == [0.4, 0.3]
+        worker.submit([job(0.5, prepared, source="c")], replace="c")
+        worker.submit([], replace="c")  # c's new settings have no knob to step: their waiting job goes too
+        assert [alpha_of(k) for k in worker.pending()] == [0.4, 0.3]
         computing.clear()
         wait_idle(worker)
         assert prepared == [Stub(0.4), Stub(0.3)]
