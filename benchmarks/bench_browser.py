@@ -364,7 +364,8 @@ def bench(quick: bool) -> list[dict]:
                 seconds = _visit(context.new_page(), f"{url}/{page.path}")
                 context.close()
                 rows.append(_page_row(page, "first visit, fresh server (warm-up running)", seconds))
-        plot.provide_script(ROOT / Path(FLOOR_CHART_APP).parent)  # its static folder, there when the server starts
+        # the floor page's static folder holds the app's plotly code before its server starts
+        plot.provide_script(ROOT / Path(FLOOR_CHART_APP).parent, bundle_root=ROOT)
         with (serve(logs / "warm.log", as_app=True) as url, serve(logs / "floor.log", script=FLOOR_APP) as floor_url,
               serve(logs / "floor-chart.log", script=FLOOR_CHART_APP) as chart_url):
             warm_s = _wait_warm(logs / "warm.log")

@@ -11,8 +11,9 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from safebandit_ui import pagekit, plot
+from safebandit_ui.approot import app_root
 
-plot.provide_script(Path(__file__).resolve().parent)
+plot.provide_script(Path(__file__).resolve().parent, bundle_root=app_root())  # the very code the app serves
 st.title("A one-line page with one chart")
 st.markdown("Streamlit's own start-up in the browser, plotly's code and one small chart, and nothing else.")
 rounds = np.arange(1, 201)

@@ -283,11 +283,13 @@ def source(root: Path) -> Path:
     return bundle if found is not None and found == version(FULL) else FULL
 
 
-def provide_script(root: Path | None = None) -> bool:
-    """Put plotly's browser code (:func:`source`) in ``static/`` under the app's folder ``root`` (once: a copy,
-    replaced atomically when it differs in size from what should be served); whether it is there."""
+def provide_script(root: Path | None = None, bundle_root: Path | None = None) -> bool:
+    """Put plotly's browser code (:func:`source` of ``bundle_root``, by default ``root``) in ``static/`` under the
+    app's folder ``root`` (once: a copy, replaced atomically when it differs in size from what should be served);
+    whether it is there. ``bundle_root``: where the bundle ``make`` installed is looked for, when the page served
+    from ``root`` is not the app itself (the bench's floor page serves the app's bundle from its own folder)."""
     root = root or app_root()
-    src = source(root)
+    src = source(bundle_root or root)
     target = root / "static" / SCRIPT
     tmp = None
     try:

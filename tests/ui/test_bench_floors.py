@@ -47,6 +47,8 @@ def test_the_floor_pages_run_and_only_the_chart_page_draws_one_chart_with_the_ap
 
     at = AppTest.from_file(str(ROOT / app), default_timeout=60).run()
     assert not at.exception
+    if app == bb.FLOOR_CHART_APP:  # the very plotly code the app serves, not the full bundle
+        assert (ROOT / "benchmarks" / "static" / plot.SCRIPT).read_bytes() == plot.source(ROOT).read_bytes()
     assert not at.get("plotly_chart")
     own = [el for el in at.get("bidi_component") if el.proto.component_name == plot.NAME]
     assert [el.key for el in own] == (["floor_chart"] if app == bb.FLOOR_CHART_APP else [])

@@ -76,6 +76,16 @@ def test_the_cartesian_bundle_is_served_only_for_the_plotly_js_the_figures_are_m
         plot.FULL.read_bytes()
 
 
+def test_a_page_served_from_another_folder_gets_the_apps_bundle(tmp_path):
+    app, page = tmp_path / "app", tmp_path / "page"
+    page.mkdir()
+    ours = bundle(app, plot.version(plot.FULL))
+    assert plot.provide_script(page, bundle_root=app)
+    assert (page / "static" / plot.SCRIPT).read_bytes() == ours.read_bytes()
+    assert plot.provide_script(page) and (page / "static" / plot.SCRIPT).read_bytes() == plot.FULL.read_bytes(), \
+        "no bundle installed under the page's own folder: the full one"
+
+
 def test_every_trace_type_the_app_makes_is_in_the_cartesian_bundle():
     """The figures are built with plotly's graph objects (``go.Scatter`` …) in the core's figure modules and the UI
     package; the element's bundle must hold each of their trace types."""
