@@ -13,7 +13,15 @@ import streamlit as st
 from safebandit_ui import pagekit, plot
 from safebandit_ui.approot import app_root
 
-plot.provide_script(Path(__file__).resolve().parent, bundle_root=app_root())  # the very code the app serves
+
+@st.cache_resource(show_spinner=False)
+def _static() -> bool:
+    """The app's own plotly code in this page's ``static/`` folder, put there once per server (as the app does with
+    its own), not on every visit: the bench also puts it there before the server starts."""
+    return plot.provide_script(Path(__file__).resolve().parent, bundle_root=app_root())
+
+
+_static()
 st.title("A one-line page with one chart")
 st.markdown("Streamlit's own start-up in the browser, plotly's code and one small chart, and nothing else.")
 rounds = np.arange(1, 201)
