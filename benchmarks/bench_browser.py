@@ -14,9 +14,10 @@ Per model page (dose, non-linear, conservative, mean-variance), the rows of issu
 
 Beside each page's first visit and reload, the same two on two floor pages served by plain ``streamlit run``:
 Streamlit's floor (:mod:`benchmarks.floor_app`, a page with one line of text) and the floor of a page with one chart
-(:mod:`benchmarks.floor_chart_app`, the same page with one small plotly chart drawn by the app's own element, plotly's
-code included), so each row can be read against what Streamlit alone, and Streamlit with plotly, cost this machine at
-that moment;
+(:mod:`benchmarks.floor_chart_app`, the same page with one slider and one small plotly chart drawn by the app's own
+element, plotly's code included), and beside each page's slider steps the one-chart page's own steps (each redraws its
+chart), so each row can be read against what Streamlit alone, and Streamlit with plotly, cost this machine at that
+moment;
 
 then 30 sessions opening model pages at once on the warm server, as clients of Streamlit's own websocket
 protocol (:mod:`tests.ui.wsclient`: 30 Chromium tabs on 2 cores would time the browsers, not the server),
@@ -112,7 +113,12 @@ counts by its place, whatever its height); the charts further down may still be 
 
 FLOOR_APP = "benchmarks/floor_app.py"
 FLOOR_CHART_APP = "benchmarks/floor_chart_app.py"
-"""The floor page with one small plotly chart drawn by the app's own element: what a page with any chart costs."""
+"""The floor page with one slider and one small plotly chart drawn by the app's own element: what a page with any
+chart costs, and what a slider step that redraws one chart costs."""
+FLOOR_KNOB = "Exponent p"
+"""The one-chart floor page's slider (``KNOB`` there)."""
+FLOOR_STEPS = 5
+"""Slider steps per measurement of the one-chart floor (the median is kept), each as soon as the last has settled."""
 FLOOR_SETTLED = """() => {
   const app = document.querySelector("[data-testid='stApp']");
   return app !== null && app.getAttribute("data-test-script-state") === "notRunning"
@@ -122,26 +128,33 @@ FLOOR_SETTLED = """() => {
 """The floor page is shown: the script idle and its line of text drawn."""
 
 
-def _floor(browser: Any, url: str, shown: str = FLOOR_SETTLED) -> tuple[float, float]:
+def _floor(browser: Any, url: str, shown: str = FLOOR_SETTLED, knob: str | None = None) -> tuple[float, ...]:
     """A first visit (a new browser context) and a reload of a floor page: seconds until each was ``shown`` (for the
-    page with a chart, :data:`SETTLED`: its chart drawn)."""
+    page with a chart, :data:`SETTLED`: its chart drawn); with a ``knob``, then the median of :data:`FLOOR_STEPS`
+    steps of its slider, each timed as a model page's (:func:`_step`)."""
+    from tests.ui.browserkit import finished_runs
+
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     try:
         pg = context.new_page()
+        finished_runs(pg)  # before the page opens its websocket
         times = []
         for visit in (lambda: pg.goto(url), pg.reload):
             start = time.perf_counter()
             visit()
             pg.wait_for_function(shown, timeout=TIMEOUT_MS)
             times.append(time.perf_counter() - start)
-        return times[0], times[1]
+        if knob is not None:
+            times.append(statistics.median(_step(pg, knob)[1] for _ in range(FLOOR_STEPS)))
+        return tuple(times)
     finally:
         context.close()
 
 
-def _floors(browser: Any, url: str, chart_url: str) -> dict[str, tuple[float, float]]:
-    """Both floors, measured one after the other: the one-line page and the one-chart page."""
-    return {"text": _floor(browser, url), "chart": _floor(browser, chart_url, SETTLED)}
+def _floors(browser: Any, url: str, chart_url: str) -> dict[str, tuple[float, ...]]:
+    """Both floors, measured one after the other: the one-line page (a visit and a reload) and the one-chart page (a
+    visit, a reload and its slider's steps)."""
+    return {"text": _floor(browser, url), "chart": _floor(browser, chart_url, SETTLED, FLOOR_KNOB)}
 
 
 def _settle(pg: Any, start: float, extra: str = "", arg: Any = None) -> tuple[float, float]:
@@ -253,16 +266,20 @@ def _sessions(browser: Any, url: str, n: int) -> tuple[float, int]:
 
 
 FLOOR_NAMES = {"text": "Streamlit's floor (a page with one line of text)",
-               "chart": "Streamlit and plotly's floor (one line of text and one small chart)"}
+               "chart": "Streamlit and plotly's floor (one line of text, one slider and one small chart)"}
 """How the rows name the two floor pages (:data:`FLOOR_APP`, :data:`FLOOR_CHART_APP`)."""
+FLOOR_ROWS = ("first visit after the warm-up", "reload, same settings", "one slider step (median)")
+"""The model pages' rows a floor is read against, in the order :func:`_floor` measures them (the one-line page has
+no slider: its first two)."""
 
 
-def _floor_rows(floors: list[dict[str, tuple[float, float]]], page_rows: list[dict]) -> list[dict]:
-    """Each floor (median of its first visits and of its reloads, measured beside each page) against the targets of
-    the model pages' first visits and reloads, with how far above it those pages were in this run."""
+def _floor_rows(floors: list[dict[str, tuple[float, ...]]], page_rows: list[dict]) -> list[dict]:
+    """Each floor (median of its first visits, of its reloads and of its steps' medians, measured beside each page)
+    against the targets of the model pages' rows of the same kind, with how far above it those pages were in this
+    run."""
     out = []
     for kind, name in FLOOR_NAMES.items():
-        for i, what in enumerate(("first visit after the warm-up", "reload, same settings")):
+        for i, what in enumerate(FLOOR_ROWS[:len(floors[0][kind])]):
             floor = statistics.median(f[kind][i] for f in floors)
             rows = [r for r in page_rows if r["benchmark"].endswith(what)]
             above = [r["seconds"] - f[kind][i] for r, f in zip(rows, floors, strict=True)]
@@ -295,16 +312,17 @@ def _received(pg: Any) -> list[int]:
     return count
 
 
-def _floor_note(floor: dict[str, tuple[float, float]], i: int) -> str:
-    """The floors beside a page's first visit (``i`` 0) or reload (1)."""
-    return f"Streamlit's floor {floor['text'][i]:.2f} s, with one chart {floor['chart'][i]:.2f} s"
+def _floor_note(floor: dict[str, tuple[float, ...]], i: int) -> str:
+    """The floors beside a page's first visit (``i`` 0), reload (1) or slider steps (2: the one-chart page's only)."""
+    chart = f"with one chart {floor['chart'][i]:.2f} s"
+    return f"Streamlit's floor {floor['text'][i]:.2f} s, {chart}" if i < len(floor["text"]) else f"the floor {chart}"
 
 
 def _one_page(browser: Any, url: str, page: ModelPage, steps: int,
-              floor: dict[str, tuple[float, float]]) -> list[dict]:
+              floor: dict[str, tuple[float, ...]]) -> list[dict]:
     """First visit (after the warm-up), reload, slider steps, T and the size changed, on one page; the reload and
     step rows note the bytes the page received over its websocket (a figure that does not depend on the load), the
-    first visit and the reload the floors measured just before (``floor``: :func:`_floors`)."""
+    first visit, the reload and the steps the floors measured just before (``floor``: :func:`_floors`)."""
     from tests.ui.browserkit import finished_runs
 
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
@@ -323,7 +341,7 @@ def _one_page(browser: Any, url: str, page: ModelPage, steps: int,
         rows.append(_page_row(page, "one slider step (median)", (statistics.median(t[0] for t in taken),
                                                                  statistics.median(every)),
                               f"{page.knob.split(' (')[0]}: {len(taken)} steps, slowest {max(every):.2f} s, "
-                              f"{received[0] / 1024 / len(taken):.0f} KiB received per step"))
+                              f"{received[0] / 1024 / len(taken):.0f} KiB received per step; {_floor_note(floor, 2)}"))
         paused = []
         for _ in range(steps):
             time.sleep(PAUSE_S)
