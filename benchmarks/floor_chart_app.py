@@ -28,7 +28,8 @@ KNOB = "Exponent p"
 _static()
 p = st.sidebar.slider(KNOB, 0.1, 1.0, 0.5, 0.05)
 st.title("A one-line page with one chart")
-st.markdown("Streamlit's own start-up in the browser, plotly's code and one small chart, and nothing else.")
+st.markdown("Streamlit's own start-up in the browser, plotly's code, one slider and one small chart, and nothing "
+            "else.")
 rounds = np.arange(1, 201)
 pagekit.chart(st, go.Figure(go.Scatter(x=rounds, y=rounds**p, mode="lines", name=f"t^{p:.2f}"),
                             layout={"title": {"text": "One line"}, "height": 300}), "floor_chart", keep=False)
