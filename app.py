@@ -1,7 +1,9 @@
 """safebandit lab: the entry point. It only routes: page config, navigation, the shared sidebar.
 
-The core is imported here, once, before any page runs, so concurrent first visits never see a
-half-imported module; the persistent compile cache and a background warm-up of every page's
+Every session runs this script and its page in a thread of its own, so the first visitors of a fresh server import
+the library at the same moment. That is safe whatever is imported first: no package ``__init__`` imports a module
+and the library's imports form no cycle (tests/core/test_boundaries.py), so no two threads can wait on each other's
+half-run module. The persistent compile cache and a background warm-up of every page's
 default shapes start with the server (:mod:`safebandit_ui.warmup`). Pages come from
 :data:`safebandit_ui.registry.PAGES` (add a page there, one line); the shared sidebar is drawn
 here on every run, so it is the same on every page; above the page, one note names any value of the
@@ -10,8 +12,6 @@ link that a control could not take (:mod:`safebandit_ui.links`).
 
 import streamlit as st
 
-import safebandit_core.families  # noqa: F401  (the whole core, imported once per process)
-import safebandit_core.presets  # noqa: F401
 from safebandit_ui import links, registry, shell, warmup
 
 st.set_page_config(page_title="safebandit lab", page_icon="🛡️", layout="wide")

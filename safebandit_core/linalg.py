@@ -11,6 +11,8 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
+from . import device as _device  # noqa: F401  (float64 on before any array is built)
+
 
 def sherman_morrison(a_inv: jax.Array, x: jax.Array, ax: jax.Array | None = None) -> jax.Array:
     """(A + x xᵀ)⁻¹ from a symmetric A⁻¹ and x; pass ``ax = A⁻¹x`` when it is already known.

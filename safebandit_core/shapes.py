@@ -12,6 +12,7 @@ from typing import Any
 import jax.numpy as jnp
 import numpy as np
 
+from . import device as _device  # noqa: F401  (float64 on before any array is built)
 from .settings import check_int_range
 
 LINEAR_FROM = 64

@@ -9,9 +9,13 @@
   an explicit, pre-drawn table of outcomes).
 """
 
-from .family import FAMILY, decode_super, run_on_stream
-from .instances import Instance, describe_instance, make_instance
-from .settings import BASELINE, LABELS, MAX_CCCB_ARMS, POLICIES, PROBLEMS, UNCONSTRAINED, ConservativeSettings
+from .. import exports
 
-__all__ = ["BASELINE", "FAMILY", "LABELS", "MAX_CCCB_ARMS", "POLICIES", "PROBLEMS", "UNCONSTRAINED",
-           "ConservativeSettings", "Instance", "decode_super", "describe_instance", "make_instance", "run_on_stream"]
+_EXPORTS = {
+    "FAMILY": ".family", "decode_super": ".family", "run_on_stream": ".family", "Instance": ".instances",
+    "describe_instance": ".instances", "make_instance": ".instances", "BASELINE": ".settings",
+    "ConservativeSettings": ".settings", "LABELS": ".settings", "MAX_CCCB_ARMS": ".settings",
+    "POLICIES": ".settings", "PROBLEMS": ".settings", "UNCONSTRAINED": ".settings"
+}
+__all__ = sorted(_EXPORTS)
+__getattr__, __dir__ = exports(__name__, _EXPORTS)

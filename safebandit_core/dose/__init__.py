@@ -8,10 +8,11 @@
   explicit stream).
 """
 
-from .curves import KINDS as CURVE_KINDS
-from .family import FAMILY, draw_stream, run_on_stream
-from .policies import LABELS, NAMES
-from .settings import DoseSettings, warnings_for
+from .. import exports
 
-__all__ = ["CURVE_KINDS", "FAMILY", "LABELS", "NAMES", "DoseSettings", "draw_stream", "run_on_stream",
-           "warnings_for"]
+_EXPORTS = {
+    "CURVE_KINDS": ".curves:KINDS", "FAMILY": ".family", "draw_stream": ".family", "run_on_stream": ".family",
+    "LABELS": ".policies", "NAMES": ".policies", "DoseSettings": ".settings", "warnings_for": ".settings"
+}
+__all__ = sorted(_EXPORTS)
+__getattr__, __dir__ = exports(__name__, _EXPORTS)

@@ -18,6 +18,7 @@ from typing import Any, NamedTuple
 import jax.numpy as jnp
 import numpy as np
 
+from .. import device as _device  # noqa: F401  (float64 on before any array is built)
 from ..settings import SettingsError
 
 KINDS = ("linear", "power", "emax")

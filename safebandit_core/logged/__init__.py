@@ -12,30 +12,18 @@ The semi-synthetic replay of seed 000 §7 for any log (the battery experiment is
 - :mod:`.family`: :data:`FAMILY`, :func:`prepare` and the built-in synthetic dose log.
 """
 
-from ..data import replay, ridge
-from ..data.replay import FittedEnv, dose_settings, make_family, replay_rows
-from ..data.ridge import LAMS, FitPlan, FitResult, Fitted, fit_arrays, fit_linear
-from .family import (
-    FAMILY,
-    LoggedRun,
-    example_bytes,
-    example_truth,
-    fitted,
-    load,
-    policy_rows,
-    prepare,
-    read,
-    run_replay,
-    simulate,
-)
-from .fit import NOISE_NOTE, R2_POOR, LoggedFit, fit_table
-from .loader import MAX_FILE_BYTES, ColumnMap, MappedTable, RawTable, map_columns, read_table
-from .settings import EXAMPLE_FILE, LoggedSettings
+from .. import exports
 
-__all__ = [
-    "EXAMPLE_FILE", "FAMILY", "LAMS", "MAX_FILE_BYTES", "NOISE_NOTE", "R2_POOR", "ColumnMap",
-    "FitPlan", "FitResult", "Fitted", "FittedEnv", "LoggedFit", "LoggedRun", "LoggedSettings", "MappedTable",
-    "RawTable", "dose_settings", "example_bytes", "example_truth", "fit_arrays",
-    "fit_linear", "fit_table", "fitted", "load", "make_family", "map_columns", "policy_rows", "prepare",
-    "read", "read_table", "replay", "replay_rows", "ridge", "run_replay", "simulate",
-]
+_EXPORTS = {
+    "replay": "..data.replay:", "ridge": "..data.ridge:", "FittedEnv": "..data.replay",
+    "dose_settings": "..data.replay", "make_family": "..data.replay", "replay_rows": "..data.replay",
+    "FitPlan": "..data.ridge", "FitResult": "..data.ridge", "Fitted": "..data.ridge", "LAMS": "..data.ridge",
+    "fit_arrays": "..data.ridge", "fit_linear": "..data.ridge", "FAMILY": ".family", "LoggedRun": ".family",
+    "example_bytes": ".family", "example_truth": ".family", "fitted": ".family", "load": ".family",
+    "policy_rows": ".family", "prepare": ".family", "read": ".family", "run_replay": ".family",
+    "simulate": ".family", "LoggedFit": ".fit", "NOISE_NOTE": ".fit", "R2_POOR": ".fit", "fit_table": ".fit",
+    "ColumnMap": ".loader", "MAX_FILE_BYTES": ".loader", "MappedTable": ".loader", "RawTable": ".loader",
+    "map_columns": ".loader", "read_table": ".loader", "EXAMPLE_FILE": ".settings", "LoggedSettings": ".settings",
+}
+__all__ = sorted(_EXPORTS)
+__getattr__, __dir__ = exports(__name__, _EXPORTS)

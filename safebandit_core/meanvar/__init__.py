@@ -7,19 +7,14 @@
   :func:`arm_table` and :func:`run_on_stream` (one policy on a given table).
 """
 
-from .family import FAMILY, OUTPUT_FIELDS, arm_table, run_on_stream
-from .policies import LABELS, NAMES, RISK_BOUND
-from .settings import (
-    MVSettings,
-    arm_means,
-    arm_variances,
-    assumption_ok,
-    assumption_text,
-    baseline_regret,
-    best_mv,
-    warnings_for,
-)
+from .. import exports
 
-__all__ = ["FAMILY", "LABELS", "NAMES", "OUTPUT_FIELDS", "RISK_BOUND", "MVSettings", "arm_means", "arm_table",
-           "arm_variances", "assumption_ok", "assumption_text", "baseline_regret", "best_mv", "run_on_stream",
-           "warnings_for"]
+_EXPORTS = {
+    "FAMILY": ".family", "OUTPUT_FIELDS": ".family", "arm_table": ".family", "run_on_stream": ".family",
+    "LABELS": ".policies", "NAMES": ".policies", "RISK_BOUND": ".policies", "MVSettings": ".settings",
+    "arm_means": ".settings", "arm_variances": ".settings", "assumption_ok": ".settings",
+    "assumption_text": ".settings", "baseline_regret": ".settings", "best_mv": ".settings",
+    "warnings_for": ".settings"
+}
+__all__ = sorted(_EXPORTS)
+__getattr__, __dir__ = exports(__name__, _EXPORTS)

@@ -13,10 +13,8 @@
 - :mod:`.battery`: the NASA battery data, fit quality and replay;
 - :mod:`.logged`: a log's fit (observed against predicted, residuals against the dose).
 
-Every module takes frames and plain numbers only and imports no JAX, directly or through another local
-module (tests/core/test_boundaries.py follows every import).
+Import the module a figure comes from (``from safebandit_core.viz import dose as vd``): this package imports
+none of them itself. Every module takes frames and plain numbers only and imports no JAX, directly or through
+another local module (tests/core/test_boundaries.py follows every import); the core's simulation modules import
+no figure module.
 """
-
-from . import battery, common, conservative, dose, logged, meanvar, nonlinear, presets, scrub, steps
-
-__all__ = ["battery", "common", "conservative", "dose", "logged", "meanvar", "nonlinear", "presets", "scrub", "steps"]

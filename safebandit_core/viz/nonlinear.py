@@ -3,14 +3,15 @@
 - :func:`set_size_figure`: how many functions are still in the confidence sets C^r_t and C^c_t,
   per round (tidy frame by label with ``set_r``, ``set_c``), on log axes;
 - :func:`candidates_figure`: the candidate cost functions along one context direction at one round
-  (the dict of :func:`safebandit_core.dose.nonlinear.class_curves`), the set highlighted;
-- :func:`gradient_direction`: the direction in which a class member rises fastest at x = 0, the
-  page's default direction for the true cost function μ*.
+  (the dict of :func:`safebandit_core.dose.nonlinear.class_curves`), the set highlighted.
+
+The page's default direction for the true cost function μ* is the core's
+(:func:`safebandit_core.dose.nonlinear.candidates.gradient_direction`): a figure module draws, it computes nothing
+a run needs.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -94,25 +95,3 @@ def candidates_figure(curves: dict[str, Any], title: str, max_lines: int = MAX_L
     layout["margin"]["l"] = 72
     layout["hovermode"] = "x"
     return figure(traces, layout)
-
-
-def _mlp_gradient(m: Any, i: int) -> np.ndarray:
-    """∇f(0) of f(x) = tanh(⟨v, tanh(Wx + b)⟩ + c), up to its positive factor 1 − f(0)²."""
-    return (m.w2[i] * (1.0 - np.tanh(m.b1[i]) ** 2)) @ m.w1[i]
-
-
-GRADIENTS: dict[str, Callable[[Any, int], np.ndarray]] = {
-    "linear-grid": lambda m, i: m.theta[i],
-    "logistic": lambda m, i: m.w[i],
-    "mlp": _mlp_gradient,
-}
-"""The direction of ∇f(0) for member i of each class kind (positive factors dropped)."""
-
-
-def gradient_direction(kind: str, members: Any, index: int) -> np.ndarray:
-    """The unit vector along which member ``index`` rises fastest at x = 0 (the first axis if its gradient is 0)."""
-    g = np.asarray(GRADIENTS[kind](members, index), dtype=np.float64)
-    norm = np.linalg.norm(g)
-    if norm == 0 or not np.isfinite(norm):
-        return np.eye(g.size)[0]
-    return g / norm

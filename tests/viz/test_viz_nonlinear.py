@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from safebandit_core.dose.nonlinear import classes
+from safebandit_core.dose.nonlinear import candidates, classes
 from safebandit_core.viz import nonlinear as vn
 
 
@@ -62,6 +62,6 @@ def test_gradient_direction_is_the_unit_gradient_at_zero(kind):
     members = classes.draw(kind, jax.random.PRNGKey(1), 5, 3, 4)
     f = lambda x: classes.evaluate(kind, classes.cast(members, jnp.float64), x)[3]
     grad = np.asarray(jax.grad(f)(jnp.zeros(3, jnp.float64)))
-    u = vn.gradient_direction(kind, members, 3)
+    u = candidates.gradient_direction(kind, members, 3)
     assert np.linalg.norm(u) == pytest.approx(1.0)
     assert np.allclose(u, grad / np.linalg.norm(grad), atol=1e-9)

@@ -8,10 +8,13 @@
   :func:`run_on_table` (one policy on explicit tables), :func:`draw_table` and :func:`class_curves`.
 """
 
-from .classes import KINDS as CLASS_KINDS
-from .family import FAMILY, class_curves, confidence_set_of, draw_classes, draw_table, run_on_table
-from .policy import LABELS, NAMES
-from .settings import OUTPUT_KEYS, NonlinearSettings, warnings_for
+from ... import exports
 
-__all__ = ["CLASS_KINDS", "FAMILY", "LABELS", "NAMES", "OUTPUT_KEYS", "NonlinearSettings", "class_curves",
-           "confidence_set_of", "draw_classes", "draw_table", "run_on_table", "warnings_for"]
+_EXPORTS = {
+    "CLASS_KINDS": ".classes:KINDS", "FAMILY": ".family", "class_curves": ".family",
+    "confidence_set_of": ".family", "draw_classes": ".family", "draw_table": ".family", "run_on_table": ".family",
+    "LABELS": ".policy", "NAMES": ".policy", "NonlinearSettings": ".settings", "OUTPUT_KEYS": ".settings",
+    "warnings_for": ".settings"
+}
+__all__ = sorted(_EXPORTS)
+__getattr__, __dir__ = exports(__name__, _EXPORTS)

@@ -1,0 +1,104 @@
+"""Concurrent first imports: what the pages import, imported by 8 threads at once in fresh interpreters, never fails.
+
+Streamlit runs each session's script in its own thread, so the first visitors of a fresh server import the pages'
+modules at the same moment. Each interpreter here loads the third-party libraries first (their own imports are
+not what is tested) and then starts 8 threads together, each importing every module the pages import, each in its
+own order; a deadlock between two module imports, or a module seen half-imported, is an error. 20 fresh
+interpreters, a few at a time, half of them with the core's registry loaded before the threads start (the static
+rule that makes this hold is in tests/core/test_boundaries.py).
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from safebandit_core import families
+from tests.conftest import ROOT
+
+LOCAL = ("safebandit_core", "safebandit_ui")
+THREADS = 8
+RUNS = 20
+AT_ONCE = 4
+
+SCRIPT = r"""
+import importlib, json, random, sys, threading
+import jax, numpy, pandas, plotly.graph_objects, streamlit  # the third-party libraries, loaded first
+assert not [m for m in sys.modules if m.split(".")[0] in ("safebandit_core", "safebandit_ui")]
+pages, threads, loaded = json.loads(sys.argv[1]), int(sys.argv[2]), json.loads(sys.argv[3])
+for name in loaded:
+    importlib.import_module(name)
+start, errors = threading.Barrier(threads), []
+
+def visit(order):
+    start.wait()
+    for name in order:
+        try:
+            importlib.import_module(name)
+        except Exception as err:
+            errors.append(f"{name}: {type(err).__name__}: {err}")
+
+modules = sorted({name for page in pages for name in page})
+orders = [random.Random(seed).sample(modules, len(modules)) for seed in range(threads)]
+workers = [threading.Thread(target=visit, args=(order,)) for order in orders]
+for w in workers:
+    w.start()
+for w in workers:
+    w.join()
+print(json.dumps(errors))
+"""
+
+
+def page_modules(page: Path) -> list[str]:
+    """The library's modules a page script imports at its top level, in order (``from P import a`` gives ``P``,
+    then ``P.a`` where that is a module)."""
+    out: list[str] = []
+    for node in ast.parse(page.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Import):
+            out += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            out.append(node.module)
+            out += [f"{node.module}.{alias.name}" for alias in node.names
+                    if (ROOT / Path(*node.module.split("."), f"{alias.name}.py")).is_file()]
+    return [m for m in dict.fromkeys(out) if m.split(".")[0] in LOCAL]
+
+
+def every_page() -> list[list[str]]:
+    """What each page imports, then each model page's spec (which :func:`safebandit_ui.model_page.render` imports
+    when the page runs)."""
+    specs = sorted({f.page_spec.partition(":")[0] for f in families.FAMILIES.values() if f.page_spec})
+    return [page_modules(p) for p in sorted((ROOT / "pages").glob("*.py"))] + [[s] for s in specs]
+
+
+def test_the_pages_modules_list_what_each_page_imports():
+    pages = every_page()
+    assert ["safebandit_ui", "safebandit_ui.model_page"] in pages  # the model pages
+    assert "safebandit_ui.specs.nonlinear" in {m for p in pages for m in p}
+    battery = page_modules(ROOT / "pages" / "battery.py")
+    assert battery.index("safebandit_core.viz") < battery.index("safebandit_core.viz.battery")
+
+
+LOADED = ([], ["safebandit_core.families"])
+"""What the library has loaded when the threads start: nothing, or the registry of families (the whole core but
+no page helper nor figure module, as after a command-line run)."""
+
+
+def race(pages: list[list[str]], loaded: list[str]) -> tuple[int, list[str]]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "JAX_PLATFORMS": "cpu", "SAFEBANDIT_WARMUP": "0"}
+    out = subprocess.run([sys.executable, "-c", SCRIPT, json.dumps(pages), str(THREADS), json.dumps(loaded)],
+                         capture_output=True, text=True, cwd=ROOT, env=env, timeout=180)
+    lines = out.stdout.strip().splitlines()
+    return out.returncode, json.loads(lines[-1]) if lines else [out.stderr[-1500:]]
+
+
+def test_eight_threads_import_every_page_at_once_in_twenty_fresh_interpreters():
+    pages = every_page()
+    with ThreadPoolExecutor(AT_ONCE) as pool:
+        results = list(pool.map(race, [pages] * RUNS, [LOADED[i % len(LOADED)] for i in range(RUNS)]))
+    failed = [(rc, errors) for rc, errors in results if rc != 0 or errors]
+    assert failed == [], f"{len(failed)} of {RUNS} interpreters failed: {failed[:3]}"
