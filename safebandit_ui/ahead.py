@@ -261,6 +261,14 @@ def worker() -> Worker:
         return _WORKER[0]
 
 
+def stop(timeout: float = JOIN_S) -> bool:
+    """Stop the process's worker, if one was made, waiting up to ``timeout`` s for its job in flight; True once no
+    worker thread is left (the server's shutdown, :func:`.warmup.stop`, calls it first)."""
+    with _LOCK:
+        made = list(_WORKER)
+    return all(w.stop(timeout) for w in made)
+
+
 def after(settings: Any, device: str, previous: Mapping[str, float] | None,
           prepare: Callable[[Any, Run], None], source: str | None = None) -> None:
     """Queue the runs a knob step or two from ``settings`` (:func:`neighbours`), each followed by ``prepare(settings,

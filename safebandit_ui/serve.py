@@ -6,8 +6,8 @@ compile. ``python -m safebandit_ui.serve [streamlit options]`` does that work fi
 core, starts :mod:`.warmup` (which prints one line to the log when it is done), then hands over to
 Streamlit's own command line with ``run app.py`` and the options given (``--server.port 8501``...).
 The options are Streamlit's; nothing else is read from the command line. When Streamlit stops (its
-own handlers turn Ctrl-C and SIGTERM into a clean server stop), the warm-up is stopped and its job in
-flight waited for, so the process exits 0.
+own handlers turn Ctrl-C and SIGTERM into a clean server stop), the background work is stopped in order and
+the runs in flight waited for (:func:`.stopping.stop`), so the process exits 0.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ class ClientGone(logging.Filter):
 
 def _exit_cleanly(signum: int, frame: Any) -> None:
     """Ctrl-C or SIGTERM before Streamlit has installed its own handlers: an ordinary exit with status 0 (which
-    waits for the warm-up's job in flight) instead of a KeyboardInterrupt traceback or death by the signal."""
+    waits for the runs in flight) instead of a KeyboardInterrupt traceback or death by the signal."""
     raise SystemExit(0)
 
 
@@ -65,10 +65,10 @@ def main(argv: list[str] | None = None) -> None:
     """Import the core, start the warm-up, then serve ``app.py`` with Streamlit's options ``argv``."""
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, _exit_cleanly)
-    import safebandit_core.families  # noqa: F401  (the whole core: app.py's imports are then free)
+    import safebandit_core.families  # noqa: F401  (the whole core, loaded before the first visitor instead of for them)
     import safebandit_core.presets  # noqa: F401
 
-    from . import warmup
+    from . import stopping, warmup
 
     warmup.start()
     logging.getLogger("uvicorn.error").addFilter(ClientGone())
@@ -87,7 +87,7 @@ def main(argv: list[str] | None = None) -> None:
     try:
         cli.main()  # Streamlit's own SIGINT/SIGTERM handlers stop the server, then this returns (or exits)
     finally:
-        warmup.stop()  # the job in flight ends before the interpreter does (atexit would too; this is explicit)
+        stopping.stop()  # the runs in flight end before the interpreter does (atexit would too; this is explicit)
 
 
 if __name__ == "__main__":

@@ -14,15 +14,17 @@ back from disk instead of compiling them again. Before the runs it imports what 
 (:func:`preload`); at its start and its end it takes what is loaded out of each rerun's garbage collection
 (:func:`settle_heap`). When it is done it prints one line, :data:`DONE`, to the server's log.
 
-The thread stops cleanly with its process: :func:`stop` (registered with :mod:`atexit`, and called by
-:mod:`.serve` when Streamlit returns after Ctrl-C or SIGTERM) sets a flag the thread reads between jobs
-and waits for the job in flight. Without it an interpreter that finalises while the daemon thread is
-inside an XLA compile aborts ("terminate called ... FATAL: exception not rethrown", exit 134).
+The server's background work stops in order with its process: :func:`stop` (run at exit by :mod:`.stopping`,
+before JAX's own exit hook and before the sessions' threads are waited for) stops computing ahead
+(:func:`.ahead.stop`), sets a flag the warm-up thread reads between jobs and waits for its job in flight, then
+waits for every run still being computed in the shared store (a page's, whose session Streamlit has told to
+stop, or a scrub grid's), each wait bounded. No thread is then inside JAX when the interpreter finalises (one
+that is gets cut off inside XLA and takes the process down: "terminate called ... FATAL: exception not
+rethrown", a signal instead of exit 0).
 """
 
 from __future__ import annotations
 
-import atexit
 import dataclasses
 import gc
 import importlib
@@ -34,15 +36,17 @@ from typing import Any, NamedTuple
 
 from safebandit_core import device, families, lessons, logged, scenarios
 
-from . import live, model_page, scrub
+from . import ahead, live, model_page, scrub, stopping, store
 
 OFF_ENV = "SAFEBANDIT_WARMUP"
 """``SAFEBANDIT_WARMUP=0`` turns the warm-up off (the test suite does, so tests time only what they run)."""
 DONE = "safebandit: warm-up finished"
 JOIN_S = 60.0
-"""How long exit waits for the job in flight. One job is one run: a few seconds on a 2-core machine when
-compiled from scratch, so the wait is always long enough in practice; the bound only keeps a wedged job from
-holding exit forever."""
+"""How long exit waits for the background work in flight, in all. One job is one run: a few seconds on a 2-core
+machine when compiled from scratch, so the wait is always long enough in practice; the bound only keeps a wedged
+job from holding exit forever."""
+POLL_S = 0.05
+"""How often exit looks again whether the store's runs in flight have ended."""
 
 
 SCRUB = "scrub:"
@@ -181,24 +185,30 @@ _THREAD: list[threading.Thread] = []
 
 
 def start() -> dict[str, Any]:
-    """Start the warm-up thread (once per server process, whoever calls first); returns its live status dict."""
+    """Start the warm-up thread (once per server process, whoever calls first; with the warm-up off only the
+    ordered stop at exit, :func:`stop`, is set up); returns its live status dict."""
     with _LOCK:
         if _STATUS:
             return _STATUS
         _STATUS.update({"done": [], "failed": {}, "now": None, "cache": device.COMPILE_CACHE})
+        stopping.on_stop(stop)  # armed now that JAX is imported: runs before JAX's exit hook
         if os.environ.get(OFF_ENV, "1") != "0":
             dev = device.default_device_id()
             thread = threading.Thread(target=_warm, args=(dev, _STATUS), name="safebandit-warmup", daemon=True)
             _THREAD.append(thread)
-            atexit.register(stop)  # registered after JAX's exit hook (which clears the backends): runs before it
             thread.start()
         return _STATUS
 
 
 def stop(timeout: float = JOIN_S) -> bool:
-    """Start no further warm-up job and wait up to ``timeout`` s for the one in flight; True once it has ended
-    (or none was started). Safe to call more than once, from atexit and from :mod:`.serve`."""
+    """Stop the server's background work in order and wait, up to ``timeout`` s in all, until no run is left in
+    flight: computing ahead first (it would start new runs), then the warm-up (no further job; its job in flight
+    ends), then every run the shared store is computing. True once all have ended. Safe to call more than once."""
+    deadline = time.monotonic() + timeout
     _STOP.set()
+    done = ahead.stop(timeout)
     for thread in _THREAD:
-        thread.join(timeout)
-    return not any(t.is_alive() for t in _THREAD)
+        thread.join(max(0.0, deadline - time.monotonic()))
+    while store.store().busy() and time.monotonic() < deadline:
+        time.sleep(POLL_S)
+    return done and not any(t.is_alive() for t in _THREAD) and not store.store().busy()
