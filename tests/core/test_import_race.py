@@ -1,11 +1,12 @@
-"""Concurrent first imports: what the pages import, imported by 8 threads at once in fresh interpreters, never fails.
+"""Concurrent first imports: what the pages import, imported by 8 threads at once in fresh processes, never fails.
 
 Streamlit runs each session's script in its own thread, so the first visitors of a fresh server import the pages'
-modules at the same moment. Each interpreter here loads the third-party libraries first (their own imports are
-not what is tested) and then starts 8 threads together, each importing every module the pages import, each in its
-own order; a deadlock between two module imports, or a module seen half-imported, is an error. 20 fresh
-interpreters, a few at a time, half of them with the core's registry loaded before the threads start (the static
-rule that makes this hold is in tests/core/test_boundaries.py).
+modules at the same moment. One interpreter loads the third-party libraries (their own imports are not what is
+tested) and forks 20 processes, a few at a time, in none of which any module of the library is imported yet
+(half of them then import the core's registry of families, as a command-line run would); each starts 8 threads
+together, each importing every module the pages import, each in its own order. A deadlock between two module
+imports, or a module seen half-imported, is an error (the static rule that makes this hold is in
+tests/core/test_boundaries.py).
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ import json
 import os
 import subprocess
 import sys
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from safebandit_core import families
@@ -27,30 +27,59 @@ RUNS = 20
 AT_ONCE = 4
 
 SCRIPT = r"""
-import importlib, json, random, sys, threading
+import importlib, json, os, random, sys, threading
 import jax, numpy, pandas, plotly.graph_objects, streamlit  # the third-party libraries, loaded first
 assert not [m for m in sys.modules if m.split(".")[0] in ("safebandit_core", "safebandit_ui")]
-pages, threads, loaded = json.loads(sys.argv[1]), int(sys.argv[2]), json.loads(sys.argv[3])
-for name in loaded:
-    importlib.import_module(name)
-start, errors = threading.Barrier(threads), []
+pages, threads, runs, at_once, loads = (json.loads(arg) for arg in sys.argv[1:])
 
-def visit(order):
-    start.wait()
-    for name in order:
+
+def race(loaded):
+    for name in loaded:
+        importlib.import_module(name)
+    start, errors = threading.Barrier(threads), []
+
+    def visit(order):
+        start.wait()
+        for name in order:
+            try:
+                importlib.import_module(name)
+            except Exception as err:
+                errors.append(f"{name}: {type(err).__name__}: {err}")
+
+    modules = sorted({name for page in pages for name in page})
+    orders = [random.Random(seed).sample(modules, len(modules)) for seed in range(threads)]
+    workers = [threading.Thread(target=visit, args=(order,)) for order in orders]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    return errors
+
+
+def forked(loaded):
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # a fresh process: none of the library's modules imported yet
+        os.close(read)
         try:
-            importlib.import_module(name)
-        except Exception as err:
-            errors.append(f"{name}: {type(err).__name__}: {err}")
+            out = race(loaded)
+        except BaseException as err:
+            out = [f"{type(err).__name__}: {err}"]
+        os.write(write, json.dumps(out).encode())
+        os._exit(0)
+    os.close(write)
+    return pid, read
 
-modules = sorted({name for page in pages for name in page})
-orders = [random.Random(seed).sample(modules, len(modules)) for seed in range(threads)]
-workers = [threading.Thread(target=visit, args=(order,)) for order in orders]
-for w in workers:
-    w.start()
-for w in workers:
-    w.join()
-print(json.dumps(errors))
+
+results = []
+for first in range(0, runs, at_once):
+    children = [forked(loads[i % len(loads)]) for i in range(first, min(first + at_once, runs))]
+    for pid, read in children:
+        with os.fdopen(read) as pipe:
+            text = pipe.read()
+        _, status = os.waitpid(pid, 0)
+        results.append({"status": status, "errors": json.loads(text) if text else ["no answer"]})
+print(json.dumps(results))
 """
 
 
@@ -88,17 +117,13 @@ LOADED = ([], ["safebandit_core.families"])
 no page helper nor figure module, as after a command-line run)."""
 
 
-def race(pages: list[list[str]], loaded: list[str]) -> tuple[int, list[str]]:
+def test_eight_threads_import_every_page_at_once_in_twenty_fresh_processes():
     env = {**os.environ, "PYTHONPATH": str(ROOT), "JAX_PLATFORMS": "cpu", "SAFEBANDIT_WARMUP": "0"}
-    out = subprocess.run([sys.executable, "-c", SCRIPT, json.dumps(pages), str(THREADS), json.dumps(loaded)],
-                         capture_output=True, text=True, cwd=ROOT, env=env, timeout=180)
-    lines = out.stdout.strip().splitlines()
-    return out.returncode, json.loads(lines[-1]) if lines else [out.stderr[-1500:]]
-
-
-def test_eight_threads_import_every_page_at_once_in_twenty_fresh_interpreters():
-    pages = every_page()
-    with ThreadPoolExecutor(AT_ONCE) as pool:
-        results = list(pool.map(race, [pages] * RUNS, [LOADED[i % len(LOADED)] for i in range(RUNS)]))
-    failed = [(rc, errors) for rc, errors in results if rc != 0 or errors]
-    assert failed == [], f"{len(failed)} of {RUNS} interpreters failed: {failed[:3]}"
+    args = [json.dumps(v) for v in (every_page(), THREADS, RUNS, AT_ONCE, LOADED)]
+    out = subprocess.run([sys.executable, "-c", SCRIPT, *args], capture_output=True, text=True, cwd=ROOT, env=env,
+                         timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    results = json.loads(out.stdout.strip().splitlines()[-1])
+    assert len(results) == RUNS
+    failed = [r for r in results if r["status"] != 0 or r["errors"]]
+    assert failed == [], f"{len(failed)} of {RUNS} processes failed: {failed[:3]}"
