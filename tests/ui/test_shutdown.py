@@ -10,18 +10,13 @@ waits for the sessions' threads, so the interpreter never finalises under one (w
 
 from __future__ import annotations
 
-import signal
 import threading
 import time
 import weakref
-from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import pytest
 
 from safebandit_ui import ahead, stopping, store, warmup
-from tests.ui import wsclient
-from tests.ui.browserkit import serve
 
 STOPS = 10
 AT_ONCE = 2
@@ -125,34 +120,3 @@ def test_the_ordered_stop_is_bounded(own_background):
     release.set()
     thread.join(5)
     assert stopping.stop(timeout=0.2) is True
-
-
-def stop_busy(log: Path, delay_s: float) -> tuple[int | None, str]:
-    """Serve app.py plainly with the warm-up and computing ahead on, open :data:`PAGES` at once, send SIGTERM
-    ``delay_s`` later (the warm-up and the pages' runs then in flight); the exit status and the log."""
-    started: list = []
-    with serve(log, {warmup.OFF_ENV: "1", ahead.OFF_ENV: "1"}, started, script="app.py") as url:
-        visits = threading.Thread(target=lambda: _visit(url), daemon=True)
-        visits.start()
-        time.sleep(delay_s)
-        proc = started[0]
-        assert proc.poll() is None, log.read_text()[-3000:]
-        proc.send_signal(signal.SIGTERM)
-        code = proc.wait(90)
-    return code, log.read_text()
-
-
-def _visit(url: str) -> None:
-    try:
-        wsclient.sessions(url, PAGES, timeout_s=90)
-    except Exception:  # the server closes these sockets as it stops: that is what is tested
-        pass
-
-
-@pytest.mark.slow
-def test_a_busy_server_stopped_ten_times_exits_0_every_time(tmp_path):
-    delays = [2.5 + (i % 5) for i in range(STOPS)]  # the pages importing, then running, beside the warm-up
-    with ThreadPoolExecutor(AT_ONCE) as pool:
-        results = list(pool.map(stop_busy, [tmp_path / f"server{i}.log" for i in range(STOPS)], delays))
-    bad = [(code, text[-1500:]) for code, text in results if code != 0 or any(c in text for c in CRASHED)]
-    assert bad == [], f"{len(bad)} of {STOPS} stops failed; first: {bad[:1]}"
