@@ -87,11 +87,11 @@ def commands_in(text: str) -> list[list[str]]:
 
 
 def readme_commands() -> list[list[str]]:
-    """The commands in the README's ```bash blocks."""
-    text = (ROOT / "README.md").read_text()
+    """The commands in the ```bash blocks of the README and of the docs it points to."""
+    text = "\n".join(p.read_text() for p in (ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))))
     blocks = re.findall(r"```bash\n(.*?)```", text, flags=re.S)
     found = [c for block in blocks for c in commands_in(block)]
-    assert len(found) >= 12, "the README's command-line examples were not found"
+    assert len(found) >= 12, "the command-line examples of the README and docs/ were not found"
     return found
 
 
