@@ -14,7 +14,7 @@ STAMP := $(VENV)/.installed-$(JAX_EXTRA)
 # a first visit evaluates a third of the code. Optional: without npm, or offline, the charts use the full bundle.
 BUNDLE := node_modules/plotly.js-cartesian-dist-min/package.json
 
-.PHONY: run test bench bench-quick bench-gpu lint venv clean
+.PHONY: run test check bench bench-quick bench-gpu lint venv clean
 
 # The first line checks JAX_EXTRA (exit 2 on a bad value) and says which build and why; the CUDA plugins of
 # another build are removed, since JAX would try to load them too.
@@ -41,6 +41,17 @@ run: $(STAMP) $(BUNDLE)
 
 test: $(STAMP) $(BUNDLE)
 	$(BIN)/python -m pytest -n 2
+
+# The inner loop (under a minute on 2 cores): lint, then the unit tests of the figures, fields, links, uploads,
+# exports, the store and the import boundaries; no browser, no statistical check, no long compile.
+CHECK_TESTS := tests/viz tests/core/test_fields.py tests/core/test_jsondoc.py tests/core/test_names.py \
+  tests/core/test_captions.py tests/core/test_export.py tests/core/test_uploads.py tests/core/test_boundaries.py \
+  tests/core/test_verdicts.py tests/logged/test_inputs.py tests/ui/test_store.py tests/ui/test_links.py \
+  tests/ui/test_shutdown.py tests/ui/test_naming.py tests/ui/test_plot_element.py
+
+check: $(STAMP)
+	$(BIN)/python -m ruff check .
+	$(BIN)/python -m pytest -n 2 -q -m "not slow and not browser" $(CHECK_TESTS)
 
 bench: $(STAMP) $(BUNDLE)
 	$(BIN)/python -m benchmarks
