@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
-from pathlib import Path
 
 import streamlit as st
 
@@ -78,12 +77,6 @@ MOVED: dict[str, str] = {"mean_variance": "pages/meanvar.py", "your_data": "page
                          "replay_battery": "pages/battery.py"}
 """Old page URLs -> the page now there (the pages took their family's name): a hidden page at the old URL forwards
 to the new one with the link's query parameters."""
-
-
-def url_paths(pages: tuple[PageSpec, ...] = PAGES) -> list[str]:
-    """The URL of every page under the app's address (its file's name, as ``st.Page`` makes it) and the old URLs
-    of :data:`MOVED`."""
-    return [Path(p.path).stem for p in pages] + list(MOVED)
 
 
 def page_of_kind(kind: str) -> str:

@@ -75,11 +75,6 @@ def main(argv: list[str] | None = None) -> None:
     from streamlit.web import cli
 
     skip_direct_run_hint()
-    from . import indexpage, registry
-
-    if not indexpage.install(registry.url_paths()):  # a page's URL then opens without probing it for the server
-        print("safebandit: this Streamlit serves its files another way; pages open with its own probe for the "
-              "server (0.1 s more per visit)", file=sys.stderr, flush=True)
     root = app_root()
     plot.provide_script(root)  # before Streamlit's start-up looks for the static folder
     os.chdir(root)  # Streamlit reads .streamlit/config.toml from the working directory

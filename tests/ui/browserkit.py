@@ -181,8 +181,8 @@ class Console:
 
     Opening a sub-path that is not one of the app's pages (``/no_such_page``) makes Streamlit's frontend ask
     ``/no_such_page/_stcore/health`` and ``/no_such_page/_stcore/host-config`` first, which answer 404 before it
-    falls back to the root ones (harmless: STREAMLIT_NOTES §7; a page's own URL names the server instead,
-    :mod:`safebandit_ui.indexpage`). Anything else in the console is a defect of the page.
+    falls back to the root ones (harmless: Streamlit's frontend finds the server's address that way). Anything else
+    in the console is a defect of the page.
     """
 
     PROBE = re.compile(r"^/[^/]+/_stcore/(health|host-config)$")
