@@ -20,8 +20,8 @@ from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 import streamlit as st
-from streamlit.runtime.scriptrunner import get_script_run_ctx
-from streamlit.runtime.state.session_state_proxy import get_session_state
+
+from . import stprivate
 
 T = TypeVar("T")
 ECHO = 24
@@ -176,15 +176,13 @@ def notes_slot() -> None:
     ``app.py`` calls it on every run, before any widget; without it (a fragment's rerun) a note is
     written where the widget is.
     """
-    ctx = get_script_run_ctx()
-    _RUN.run, _RUN.slot, _RUN.notes = (ctx.cursors if ctx else None), st.empty(), []
+    _RUN.run, _RUN.slot, _RUN.notes = stprivate.run_token(), st.empty(), []
 
 
 def note(text: str) -> None:
     """Show ``text`` among this run's notes on the link (one warning listing them all)."""
-    ctx = get_script_run_ctx()
-    fragment = bool(ctx and ctx.fragment_ids_this_run)
-    if fragment or ctx is None or getattr(_RUN, "run", None) is not ctx.cursors:
+    token = stprivate.run_token()
+    if stprivate.in_fragment() or token is None or getattr(_RUN, "run", None) is not token:
         st.warning(text, icon=":material/link_off:")
         return
     _RUN.notes.append(text)
@@ -195,16 +193,9 @@ def _set_link(key: str, values: list[str]) -> None:
     """Put ``values`` (none: remove it) as the link's ``key``, both in the URL and where the widget will read it.
 
     Streamlit seeds a bound widget from a snapshot of the URL taken at the start of the run and has no
-    public call to amend it, hence the two private fields (tests pin this to the installed version).
+    public call to amend it (:func:`safebandit_ui.stprivate.set_link`).
     """
-    with get_session_state().query_params() as qp:
-        if values:
-            qp._initial_query_params[key] = list(values)
-            qp._query_params[key] = values[0] if len(values) == 1 else list(values)
-            qp._send_query_param_msg()
-        else:
-            qp._initial_query_params.pop(key, None)
-            qp.remove_param(key)
+    stprivate.set_link(key, values)
 
 
 def rename(new_name: Callable[[str], str | None], new_values: dict[str, Callable[[str], str]] | None = None) -> None:
@@ -212,9 +203,7 @@ def rename(new_name: Callable[[str], str | None], new_values: dict[str, Callable
     ``new_name(name)`` is another name moves there (unless the link sets that one too), and each value of a
     parameter in ``new_values`` is written as that function spells it. Nothing is named in a note: the link means
     what it meant."""
-    with get_session_state().query_params() as qp:
-        names = list(qp._initial_query_params)
-    for name in names:
+    for name in stprivate.link_names():
         values = _link_values(name) or []
         target = new_name(name) or name
         spell = (new_values or {}).get(target, str)
@@ -229,9 +218,7 @@ def rename(new_name: Callable[[str], str | None], new_values: dict[str, Callable
 
 def _link_values(key: str) -> list[str] | None:
     """The values the link gives ``key`` (what the widget would read now), or None if it has none."""
-    with get_session_state().query_params() as qp:
-        values = qp._initial_query_params.get(key)
-    return None if values is None else list(values)
+    return stprivate.link_values(key)
 
 
 def check(key: str, label: str, rule: Rule, clearable: bool = False) -> None:

@@ -17,7 +17,6 @@ from typing import Any
 
 import plotly.graph_objects as go
 import streamlit as st
-from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from safebandit_core import families
 from safebandit_core.fields import Field
@@ -301,5 +300,4 @@ def compute_ahead(family: Family, spec: Spec, s: Any, ctx: shell.RunContext, slo
         else:
             made_ready(spec, n, run, state, names)
 
-    run_ctx = get_script_run_ctx()
-    ahead.after(s, ctx.device, previous, prepare, source=run_ctx.session_id if run_ctx else None)
+    ahead.after(s, ctx.device, previous, prepare, source=shell.visitor_id())

@@ -13,15 +13,14 @@ presentation page of its model (:data:`PRESENT_PAGE`, ``?model=<kind>``).
 from __future__ import annotations
 
 import dataclasses
+import uuid
 from pathlib import Path
 
 import streamlit as st
-from streamlit.runtime.pages_manager import PagesManager
-from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from safebandit_core import device
 
-from . import links, registry
+from . import links, registry, stprivate
 
 DEVICE_KEY = "device"
 PRECISION_KEY = "precision"
@@ -30,6 +29,8 @@ PRESENT_KEY = "present"
 EXPERT_KEY = "expert"
 PRESENT_PAGE = "pages/present.py"
 MODEL_PARAM = "model"
+VISITOR_KEY = "visitor_id"
+"""Where a session keeps its own random id (:func:`visitor_id`)."""
 COMPUTE_BOX = "compute_settings"
 EXPERT_BOX = "expert_{}"
 """A page's estimation settings (δ′, S, L, λ, …) sit in a container keyed ``expert_<page>``: shown with *Expert
@@ -103,13 +104,18 @@ def render_sidebar() -> RunContext:
     return current()
 
 
+def visitor_id() -> str:
+    """This browser session's id (random, made on its first run): the key its waiting background work is filed
+    under, so that a visitor who moves on replaces only their own."""
+    return st.session_state.setdefault(VISITOR_KEY, uuid.uuid4().hex)
+
+
 def page_path() -> str | None:
     """The running page's file relative to ``app.py`` (``pages/dose.py``), None before navigation."""
-    ctx = get_script_run_ctx()
-    info = ctx.pages_manager.get_pages().get(ctx.page_script_hash) if ctx else None
-    path = Path(info["script_path"]) if info and info.get("script_path") else None
-    if path is None:
+    script = stprivate.page_script()
+    if script is None:
         return None
+    path = Path(script)
     return (path.resolve().relative_to(registry.ROOT) if path.is_absolute() else path).as_posix()
 
 
@@ -131,7 +137,7 @@ def require_entrypoint() -> None:
     flag. Then this registers the real navigation (which ends that mode) and reruns, so the visitor
     gets the full app, shared sidebar included, on the page they asked for.
     """
-    if getattr(PagesManager, "uses_pages_directory", False):
+    if stprivate.runs_page_alone():
         st.navigation(registry.navigation_pages(), position="hidden")
         st.rerun()
 

@@ -180,14 +180,6 @@ def test_every_bound_control_of_every_page_survives_garbage(page, monkeypatch, s
             assert key not in params(at)
 
 
-def test_the_link_snapshot_fields_exist_in_this_streamlit():
-    """links reads and amends Streamlit's URL snapshot through two private fields; fail loudly if they move."""
-    from streamlit.runtime.state.query_params import QueryParams
-
-    qp = QueryParams()
-    assert isinstance(qp._initial_query_params, dict) and isinstance(qp._query_params, dict)
-
-
 def test_a_sweep_link_with_a_models_older_name_opens_that_sweep():
     """A sweeps link shared before mean-variance's kind was renamed (``mv`` → ``meanvar``) opens the same sweep:
     the model, both axes and the values, with no note, and the link now spelled with the new names."""
