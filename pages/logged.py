@@ -196,8 +196,10 @@ def main() -> None:
     data, raw = chosen
     st.subheader("The data")
     st.dataframe(raw.frame.head(20), hide_index=True)
-    st.caption(f"{raw.name}: {len(raw.frame):,} rows × {raw.frame.shape[1]} columns (first 20 shown), content hash "
-               f"{raw.digest[:12]}…" + (" — SYNTHETIC: no real patients." if values["source"] == "example" else ""))
+    read_as = f", read as {raw.read_as}" if raw.read_as else ""
+    synthetic = " — SYNTHETIC: no real patients." if values["source"] == "example" else ""
+    st.caption(f"{raw.name}: {len(raw.frame):,} rows × {raw.frame.shape[1]} columns (first 20 shown){read_as}, content "
+               f"hash {raw.digest[:12]}…{synthetic}")
     values.update(mapping(raw.frame))
     report_box, rule_box = st.container(), st.container()
     with rule_box:

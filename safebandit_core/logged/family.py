@@ -28,7 +28,17 @@ from ..dose.settings import DoseSettings, first_safe_dose
 from ..settings import SettingsError
 from .fields import FIELDS
 from .fit import LoggedFit, fit_table
-from .loader import RawTable, digest_of, frame_digest, map_columns, parse_table, read_bytes, read_table, unbundle
+from .loader import (
+    RawTable,
+    check_declared,
+    digest_of,
+    frame_digest,
+    map_columns,
+    read_bytes,
+    read_frame,
+    read_table,
+    unbundle,
+)
 from .settings import EXAMPLE_FILE, LoggedSettings
 
 Data = str | os.PathLike[str] | BinaryIO | bytes | pd.DataFrame | None
@@ -49,10 +59,16 @@ def example_truth() -> dict[str, Any]:
 def read(data: bytes, name: str) -> RawTable:
     """The table in a file's bytes (or in a bundle's ``data.json``), memoised by content hash."""
     data = read_bytes(data, name=name)
+    check_declared(data, name)
     if data[:2] == b"PK":
         name, data = unbundle(data, name=name)
     digest = digest_of(data)
-    return MEMO.get(("logged-raw", digest), lambda: RawTable(parse_table(data), name, digest, len(data)))
+
+    def parse() -> RawTable:
+        frame, read_as = read_frame(data, name=name)
+        return RawTable(frame, name, digest, len(data), read_as)
+
+    return MEMO.get(("logged-raw", digest), parse)
 
 
 def _path_key(path: str) -> tuple[Hashable, ...]:

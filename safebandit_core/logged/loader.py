@@ -11,6 +11,11 @@ allowed: missing or duplicate columns, non-numeric values (the column and the fi
 1 after the header), missing or infinite values (dropped with a count, or refused), a constant column,
 doses outside [0, 1] (min–max scaling on request, reported), too many rows or bytes, an empty file, a
 file that is not a table. (A constant context column is refused by the fit when it would be standardised.)
+
+A CSV's text is read in UTF-8, UTF-8 or UTF-16 with a byte-order mark, or Windows-1252/Latin-1 (the encoding used
+is in :attr:`RawTable.read_as`); only bytes that are text in none of them are refused, with how to save the file
+instead. A name ending ``.parquet``, ``.gz`` or ``.zip`` must match the file's magic bytes (Parquet: ``PAR1`` at
+both ends), so a CSV renamed ``.parquet`` is called what it is.
 """
 
 from __future__ import annotations
@@ -23,6 +28,8 @@ import hashlib
 import io
 import json
 import os
+import re
+import zlib
 from typing import Any, BinaryIO
 
 import numpy as np
@@ -40,17 +47,33 @@ MISSING: tuple[str, ...] = ("drop", "refuse")
 DATA_MEMBER = "data.json"
 """The member of a zip bundle that holds the data (written by the page when asked)."""
 _DELIMITERS = ",;\t|"
+PARQUET_MAGIC = b"PAR1"
+"""The four bytes a Parquet file starts and ends with."""
+GZIP_MAGIC = b"\x1f\x8b"
+ZIP_MAGIC = b"PK"
+DECLARED: dict[str, str] = {".parquet": "parquet", ".pq": "parquet", ".gz": "gzip", ".zip": "zip"}
+"""File name endings that declare a binary type: the content must be of that type (checked by its magic bytes)."""
+ENCODINGS = ("UTF-8", "UTF-8 with BOM", "UTF-16 LE with BOM", "UTF-16 BE with BOM", "cp1252", "Latin-1")
+"""The text encodings a CSV is read in, by the names :attr:`RawTable.read_as` gives them: a byte-order mark
+decides first, then strict UTF-8, then Windows-1252 (Latin-1 when no byte is one of the 0x80-0x9F that the two
+read differently) for 8-bit text."""
+RESAVE = "save it as CSV UTF-8 (in Excel: Save As, CSV UTF-8) or as Parquet"
+"""The hint every refusal of a file that is not text ends with."""
+_CLIP = 160
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
 class RawTable:
     """A table as read: the frame, the file's name, the BLAKE2b-128 hash of its bytes (of the frame's values
-    for a DataFrame given in memory) and its size in bytes."""
+    for a DataFrame given in memory), its size in bytes and what it was read as (the text's encoding for a CSV)."""
 
     frame: pd.DataFrame
     name: str
     digest: str
     n_bytes: int
+    read_as: str = ""
+    """What the bytes were read as: ``Parquet``, ``CSV text in UTF-8``, ``gzipped CSV text in cp1252``, ...
+    (:func:`read_frame`); empty for a DataFrame given in memory."""
 
 
 def digest_of(data: bytes) -> str:
@@ -107,31 +130,107 @@ def read_table(source: Source, name: str | None = None, max_bytes: int = MAX_FIL
         size = int(source.memory_usage(index=True, deep=True).sum())
         if size > max_bytes:
             raise _too_big(size, max_bytes, name)
-        return RawTable(_check_shape(source.rename(columns=str)), name or "a table", frame_digest(source), size)
+        return RawTable(_check_shape(source.rename(columns=str), name or "a table"), name or "a table",
+                        frame_digest(source), size)
     if name is None:
         name = os.path.basename(os.fspath(source)) if isinstance(source, (str, os.PathLike)) else \
             os.path.basename(str(getattr(source, "name", "") or "")) or "an uploaded file"
     data = read_bytes(source, max_bytes, name)
-    if data[:2] == b"PK":
+    check_declared(data, name)
+    if data[:2] == ZIP_MAGIC:
         name, data = unbundle(data, max_bytes, name)
-    return RawTable(parse_table(data, max_bytes), name, digest_of(data), len(data))
+    frame, read_as = read_frame(data, max_bytes, name)
+    return RawTable(frame, name, digest_of(data), len(data), read_as)
 
 
-def parse_table(data: bytes, max_bytes: int = MAX_FILE_BYTES) -> pd.DataFrame:
-    """The table in ``data``: Parquet (by its magic bytes), gzipped CSV or CSV text."""
-    if data[:4] == b"PAR1":
-        _check_parquet_sizes(data, max_bytes)
+def declared_type(name: str) -> str:
+    """The binary type a file's name declares (``parquet``, ``gzip``, ``zip``; :data:`DECLARED`), or "" for a name
+    that declares text (``.csv``) or nothing."""
+    lower = name.lower()
+    return next((kind for end, kind in DECLARED.items() if lower.endswith(end)), "")
+
+
+def _content_type(data: bytes) -> str:
+    """What ``data`` is by its magic bytes: ``parquet`` (``PAR1`` at both ends), ``gzip``, ``zip`` or "" (text, or
+    something this reader does not know)."""
+    if data[:4] == PARQUET_MAGIC and data[-4:] == PARQUET_MAGIC and len(data) >= 8:
+        return "parquet"
+    if data[:2] == GZIP_MAGIC:
+        return "gzip"
+    if data[:2] == ZIP_MAGIC:
+        return "zip"
+    return ""
+
+
+def check_declared(data: bytes, name: str) -> None:
+    """Refuse a file whose name declares Parquet, gzip or zip while its bytes are something else (a CSV renamed
+    ``.parquet`` is not read as CSV and then refused for its columns)."""
+    declared = declared_type(name)
+    if not declared:
+        return
+    found = _content_type(data)
+    if found == declared:
+        return
+    words = {"parquet": "a Parquet file", "gzip": "a gzip file", "zip": "a zip file"}
+    if declared == "parquet" and data[:4] == PARQUET_MAGIC:
+        why = "it starts with PAR1 but does not end with it: cut short or damaged; upload the whole file"
+    elif declared == "parquet":
+        why = "a Parquet file starts and ends with the bytes PAR1"
+    else:
+        why = "its first bytes are not a " + ("gzip" if declared == "gzip" else "zip") + " file's"
+    if found:
+        why += f"; it is {words[found]}: rename it to match"
+    elif _is_text_start(data):
+        why += "; it looks like text: if it is a CSV, name it .csv"
+    raise uploads.UploadError("data", f"{shorten(name)} is not {words[declared]} ({why})")
+
+
+def _is_text_start(data: bytes) -> bool:
+    """Whether the first bytes of ``data`` read as text in one of :data:`ENCODINGS` (a hint for a renamed file)."""
+    try:
+        _decode(data[:4096], "")
+    except SettingsError:
+        return False
+    return True
+
+
+def read_frame(data: bytes, max_bytes: int = MAX_FILE_BYTES, name: str = "the data file") -> tuple[pd.DataFrame, str]:
+    """The table in ``data`` and what it was read as: Parquet (``PAR1`` at both ends), gzipped CSV or CSV text in
+    one of :data:`ENCODINGS`. A name ending ``.parquet``, ``.gz`` or ``.zip`` must match the bytes
+    (:func:`declared_type`); ``name`` labels the file in messages."""
+    check_declared(data, name)
+    if data[:4] == PARQUET_MAGIC:
+        if data[-4:] != PARQUET_MAGIC or len(data) < 8:
+            raise uploads.UploadError("data", f"{shorten(name)} is a damaged Parquet file (it starts with PAR1 but "
+                                              "does not end with it: cut short?); upload the whole file")
+        _check_parquet_sizes(data, max_bytes, name)
         try:
             frame = pd.read_parquet(io.BytesIO(data))
         except Exception as err:  # pyarrow raises its own error types for damaged files
-            raise _not_a_table(f"a damaged Parquet file: {str(err)[:80]}") from None
-        return _check_shape(frame)
-    if data[:2] == b"\x1f\x8b":
-        data = _gunzip(data, max_bytes)
-    return _check_shape(_parse_csv(data))
+            raise _damaged_parquet(name, err) from None
+        return _check_shape(frame, name), "Parquet"
+    gzipped = data[:2] == GZIP_MAGIC
+    if gzipped:
+        data = _gunzip(data, max_bytes, name)
+    frame, encoding = _parse_csv(data, name)
+    return _check_shape(frame, name), ("gzipped " if gzipped else "") + f"CSV text in {encoding}"
 
 
-def _check_parquet_sizes(data: bytes, max_bytes: int) -> None:
+def clip(text: str, limit: int = _CLIP) -> str:
+    """``text`` whole when short, else cut at the last word boundary before ``limit`` characters, with "…" (never
+    mid-word)."""
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    cut = text[:limit].rsplit(" ", 1)[0].rstrip(",;:")
+    return f"{cut} …"
+
+
+def _damaged_parquet(name: str, err: Exception) -> uploads.UploadError:
+    return uploads.UploadError("data", f"{shorten(name)} is a damaged Parquet file ({clip(str(err))})")
+
+
+def _check_parquet_sizes(data: bytes, max_bytes: int, name: str = "the data file") -> None:
     """Refuse a Parquet file whose footer states more than :data:`MAX_ROWS` rows or more than ``max_bytes`` × 16
     uncompressed before anything is decompressed (a few kB of run-length code can stand for gigabytes)."""
     import pyarrow.parquet as pq
@@ -140,7 +239,7 @@ def _check_parquet_sizes(data: bytes, max_bytes: int) -> None:
         meta = pq.ParquetFile(io.BytesIO(data)).metadata
         size = sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))
     except Exception as err:  # pyarrow raises its own error types for damaged files
-        raise _not_a_table(f"a damaged Parquet file: {str(err)[:80]}") from None
+        raise _damaged_parquet(name, err) from None
     if meta.num_rows > MAX_ROWS:
         raise SettingsError("data", f"a table of at most {MAX_ROWS:,} rows", f"{meta.num_rows:,} rows")
     if size > 16 * max_bytes:
@@ -182,16 +281,18 @@ def _member_cap(max_bytes: int) -> int:
     return 4 * (max_bytes // 3 + 1) + 65536
 
 
-def _not_a_table(why: str) -> SettingsError:
-    return SettingsError("data", "a CSV or Parquet table", why)
+def _not_a_table(name: str, why: str) -> uploads.UploadError:
+    """The error for a file that is no table: one sentence naming it and why, whole (never cut mid-word)."""
+    return uploads.UploadError("data", f"{shorten(name)} is not a CSV or Parquet table: {why}")
 
 
-def _gunzip(data: bytes, max_bytes: int) -> bytes:
+def _gunzip(data: bytes, max_bytes: int, name: str = "the data file") -> bytes:
     try:
         with gzip.GzipFile(fileobj=io.BytesIO(data)) as handle:
             out = handle.read(max_bytes + 1)
-    except (OSError, EOFError) as err:
-        raise _not_a_table(f"a damaged gzip file: {err}") from None
+    except (OSError, EOFError, zlib.error) as err:
+        raise uploads.UploadError("data", f"{shorten(name)} is a damaged gzip file ({clip(str(err))}); upload "
+                                          "the whole file") from None
     if len(out) > max_bytes:
         raise SettingsError("data", f"a file of at most {uploads.format_size(max_bytes)} uncompressed",
                             f"a gzip file that inflates to more than {uploads.format_size(max_bytes)}")
@@ -214,19 +315,55 @@ def _looks_like_json(text: str) -> bool:
     return True
 
 
-def _parse_csv(data: bytes) -> pd.DataFrame:
+_BOMS = ((b"\xef\xbb\xbf", "utf-8", "UTF-8 with BOM"), (b"\xff\xfe", "utf-16-le", "UTF-16 LE with BOM"),
+         (b"\xfe\xff", "utf-16-be", "UTF-16 BE with BOM"))
+_CONTROLS = re.compile("[\x00-\x08\x0e-\x1f\x7f]")
+"""Control characters no CSV holds (tab, line breaks, vertical tab and form feed are allowed)."""
+_WINDOWS_ONLY = re.compile(b"[\x80-\x9f]")
+"""Bytes that Windows-1252 reads as printable characters and Latin-1 as control characters."""
+
+
+def _decode(data: bytes, name: str) -> tuple[str, str]:
+    """``data`` as text and the name of its encoding (:data:`ENCODINGS`), or an error naming the file for bytes
+    that are not text in any of them (binary data, UTF-16 without a byte-order mark, another encoding)."""
+    for bom, codec, label in _BOMS:
+        if data.startswith(bom):
+            try:
+                return data[len(bom):].decode(codec), label
+            except UnicodeDecodeError as err:
+                raise _not_text(name, f"it starts with a {label.split(' with')[0]} byte-order mark but byte "
+                                      f"{err.start:,} after it does not decode") from None
     if b"\x00" in data[:4096]:
-        raise _not_a_table("binary data, not text")
+        raise _not_text(name, "binary data with NUL bytes, or UTF-16 text without a byte-order mark")
     try:
-        text = data.decode("utf-8-sig")
+        text, label = data.decode("utf-8"), "UTF-8"
     except UnicodeDecodeError:
-        raise _not_a_table("text that is not UTF-8") from None
+        try:
+            text = data.decode("cp1252")
+        except UnicodeDecodeError as err:
+            raise _not_text(name, f"byte 0x{data[err.start]:02X} at offset {err.start:,} is text in none of "
+                                  "UTF-8, UTF-16 with a byte-order mark and Windows-1252/Latin-1") from None
+        label = "cp1252" if _WINDOWS_ONLY.search(data) else "Latin-1"
+    bad = _CONTROLS.search(text, 0, 65536)
+    if bad is not None:
+        raise _not_text(name, f"binary data: control character {ord(bad.group()):#04x} at character "
+                              f"{bad.start():,}")
+    return text, label
+
+
+def _not_text(name: str, why: str) -> uploads.UploadError:
+    return uploads.UploadError("data", f"{shorten(name)} is not text ({why}); {RESAVE}")
+
+
+def _parse_csv(data: bytes, name: str = "the data file") -> tuple[pd.DataFrame, str]:
+    """The CSV table in ``data`` and the name of the encoding its text was read in (:func:`_decode`)."""
+    text, encoding = _decode(data, name)
     if _looks_like_json(text):
         raise SettingsError("data", "a CSV or Parquet table: this looks like a JSON file; upload CSV or Parquet")
     head = text[:65536]
     lines = head.splitlines()
     if not lines or not lines[0].strip():
-        raise _not_a_table("no header line")
+        raise _not_a_table(name, "its first line is empty (a CSV starts with a header line naming the columns)")
     try:
         delimiter = csv.Sniffer().sniff("\n".join(lines[:20]), delimiters=_DELIMITERS).delimiter
     except csv.Error:
@@ -243,15 +380,16 @@ def _parse_csv(data: bytes) -> pd.DataFrame:
     try:
         frame = pd.read_csv(io.StringIO(text), sep=delimiter, skipinitialspace=True, low_memory=False)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError) as err:
-        raise _not_a_table(str(err).strip().splitlines()[0][:120]) from None
+        raise _not_a_table(name, clip(str(err).strip().splitlines()[0])) from None
     frame.columns = names[: frame.shape[1]] if len(names) >= frame.shape[1] else list(frame.columns)
-    return frame
+    return frame, encoding
 
 
-def _check_shape(frame: pd.DataFrame) -> pd.DataFrame:
+def _check_shape(frame: pd.DataFrame, name: str = "the table") -> pd.DataFrame:
     if frame.shape[1] < 3:
-        raise _not_a_table(f"{frame.shape[1]} column{'s' if frame.shape[1] != 1 else ''}: a log needs at least "
-                           "a dose, a benefit and a side effect")
+        raise uploads.UploadError("data", f"{shorten(name)} has {frame.shape[1]} column"
+                                          f"{'s' if frame.shape[1] != 1 else ''}; a log needs at least 3 (a dose, "
+                                          "a benefit and a side effect)")
     if frame.shape[0] == 0:
         raise SettingsError("data", "a table with at least one row", "a header only")
     if frame.shape[0] > MAX_ROWS:

@@ -3,6 +3,7 @@ one line naming the flag); nothing crashes and no fit is left behind."""
 
 from __future__ import annotations
 
+import gzip
 import os
 from pathlib import Path
 
@@ -163,3 +164,95 @@ def test_settings_name_the_data_they_were_made_with(tmp_path: Path) -> None:
     from_path = logged.prepare(settings(source="path", path=str(path), file=None))
     assert from_path.raw.digest == run.raw.digest and from_path.settings.file == "log.csv"
     assert os.path.basename(str(path)) == from_path.raw.name
+
+
+ACCENTED = "site,dose,bénéfice,side_effect\nSão Paulo,0.25,1.5,0.125\nZürich,0.5,2.25,0.375\nKöln,0.75,-1,0.5\n"
+"""A log whose names and values need more than ASCII (every character is in Latin-1 and in Windows-1252)."""
+EURO = ACCENTED.replace("Köln", "Köln €")
+"""The same with a euro sign: Windows-1252 has it (byte 0x80), Latin-1 does not."""
+ENCODED = [
+    # (id, text, bytes, what RawTable.read_as says)
+    ("utf-8", ACCENTED, ACCENTED.encode("utf-8"), "CSV text in UTF-8"),
+    ("utf-8 bom", ACCENTED, ACCENTED.encode("utf-8-sig"), "CSV text in UTF-8 with BOM"),
+    ("utf-16 le bom", ACCENTED, b"\xff\xfe" + ACCENTED.encode("utf-16-le"), "CSV text in UTF-16 LE with BOM"),
+    ("utf-16 be bom", ACCENTED, b"\xfe\xff" + ACCENTED.encode("utf-16-be"), "CSV text in UTF-16 BE with BOM"),
+    ("latin-1", ACCENTED, ACCENTED.encode("latin-1"), "CSV text in Latin-1"),
+    ("cp1252", EURO, EURO.encode("cp1252"), "CSV text in cp1252"),
+    ("cp1252 crlf", EURO, EURO.replace("\n", "\r\n").encode("cp1252"), "CSV text in cp1252"),
+]
+
+
+@pytest.mark.parametrize(("text", "data", "read_as"), [c[1:] for c in ENCODED], ids=[c[0] for c in ENCODED])
+def test_each_encoding_reads_to_the_frame_of_the_utf8_original(text: str, data: bytes, read_as: str) -> None:
+    original = logged.read_table(text.encode("utf-8"), "log.csv").frame
+    assert original.columns.tolist() == ["site", "dose", "bénéfice", "side_effect"]
+    for raw in (logged.read_table(data, "log.csv"), logged.read(data, "log.csv")):
+        pd.testing.assert_frame_equal(raw.frame, original)
+        assert raw.read_as == read_as
+    zipped = logged.read_table(gzip.compress(data), "log.csv.gz")
+    pd.testing.assert_frame_equal(zipped.frame, original)
+    assert zipped.read_as == "gzipped " + read_as
+
+
+def test_parquet_and_the_built_in_log_say_what_they_were_read_as() -> None:
+    assert logged.read_table(BASE.to_parquet(index=False), "log.parquet").read_as == "Parquet"
+    assert logged.read(logged.example_bytes(), logged.EXAMPLE_FILE).read_as == "gzipped CSV text in UTF-8"
+    assert logged.read_table(BASE).read_as == ""
+
+
+RESAVE = "save it as CSV UTF-8 (in Excel: Save As, CSV UTF-8) or as Parquet"
+WHOLE = [
+    # (id, file name, bytes, the whole message)
+    ("two columns", "two.csv", b"a,b\n1,2\n3,4\n",
+     "two.csv has 2 columns; a log needs at least 3 (a dose, a benefit and a side effect)"),
+    ("a CSV named .parquet", "log.parquet", csv_bytes(BASE),
+     "log.parquet is not a Parquet file (a Parquet file starts and ends with the bytes PAR1; it looks like text: if "
+     "it is a CSV, name it .csv)"),
+    ("a Parquet file cut short", "log.parquet", BASE.to_parquet(index=False)[:-10],
+     "log.parquet is not a Parquet file (it starts with PAR1 but does not end with it: cut short or damaged; upload "
+     "the whole file)"),
+    ("a cut Parquet file named .csv", "log.csv", BASE.to_parquet(index=False)[:-10],
+     "log.csv is a damaged Parquet file (it starts with PAR1 but does not end with it: cut short?); upload the whole "
+     "file"),
+    ("a gzip named .parquet", "log.parquet", gzip.compress(csv_bytes(BASE)),
+     "log.parquet is not a Parquet file (a Parquet file starts and ends with the bytes PAR1; it is a gzip file: "
+     "rename it to match)"),
+    ("a CSV named .gz", "log.csv.gz", csv_bytes(BASE),
+     "log.csv.gz is not a gzip file (its first bytes are not a gzip file's; it looks like text: if it is a CSV, name "
+     "it .csv)"),
+    ("a CSV named .zip", "log.zip", csv_bytes(BASE),
+     "log.zip is not a zip file (its first bytes are not a zip file's; it looks like text: if it is a CSV, name it "
+     ".csv)"),
+    ("NUL bytes", "log.csv", b"dose,benefit,side\x00effect\n1,2,3\n",
+     f"log.csv is not text (binary data with NUL bytes, or UTF-16 text without a byte-order mark); {RESAVE}"),
+    ("control characters", "log.csv", b"dose,benefit,side_effect\n1,2,\x03\n",
+     f"log.csv is not text (binary data: control character 0x03 at character 29); {RESAVE}"),
+    ("a byte no 8-bit text has", "log.csv", b"dose,benefit,side_effect\n1,2,\x81\n",
+     "log.csv is not text (byte 0x81 at offset 29 is text in none of UTF-8, UTF-16 with a byte-order mark and "
+     f"Windows-1252/Latin-1); {RESAVE}"),
+    ("a broken UTF-16 file", "log.csv", b"\xff\xfe" + "dose,benefit,side_effect\n".encode("utf-16-le") + b"\x00\xd8",
+     "log.csv is not text (it starts with a UTF-16 LE byte-order mark but byte 50 after it does not decode); "
+     f"{RESAVE}"),
+]
+
+
+@pytest.mark.parametrize(("name", "data", "message"), [c[1:] for c in WHOLE], ids=[c[0] for c in WHOLE])
+def test_a_file_that_is_no_table_is_one_whole_message(name: str, data: bytes, message: str, tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str], data_only: None) -> None:
+    for read in (logged.read_table, logged.read):
+        with pytest.raises(SettingsError) as err:
+            read(data, name)
+        assert err.value.field == "data" and str(err.value) == message
+    path = tmp_path / name
+    path.write_bytes(data)
+    assert cli.main(["logged", "--file", str(path), *CLI_BASE]) == 2
+    assert capsys.readouterr().err.strip() == f"error: --file: {message}"
+
+
+def test_a_long_reason_is_cut_at_a_word_boundary() -> None:
+    from safebandit_core.logged.loader import clip
+
+    text = "word " * 60
+    cut = clip(text, 42)
+    assert cut == "word word word word word word word word …" and len(cut) <= 43
+    assert clip("a short reason") == "a short reason"
