@@ -19,7 +19,8 @@ from . import outputs
 from .clikit import CliError, settings_error_line
 from .settings import SettingsError
 
-OTHER_COMMANDS: dict[str, str] = {"devices": "safebandit_core.devices_cli"}
+OTHER_COMMANDS: dict[str, str] = {"devices": "safebandit_core.devices_cli",
+                                  "dosefinding": "safebandit_core.dosefinding.cli"}
 """Commands that run no settings kind (command name -> module)."""
 
 
