@@ -44,7 +44,7 @@ def _check_probabilities(field: str, values: Sequence[float], open_ends: bool) -
 
 
 def check_inputs(truth: Sequence[float], target: float, cohort: int, cohorts: int, trials: int, seed: int,
-                 chosen: Sequence[str], skeleton: Sequence[float] | None = None, crm_halfwidth: float = 0.05,
+                 chosen: Sequence[str], skeleton: Sequence[float] | None = None, crm_halfwidth: float | None = None,
                  crm_prior_mtd: int | None = None, crm_start: int = 1, crm_estimate: str = "plugin",
                  boin_stop_at: int | None = None) -> np.ndarray:
     """Check every input of :func:`simulate` (the first out of range raises :class:`SettingsError`); returns the
@@ -65,13 +65,13 @@ def check_inputs(truth: Sequence[float], target: float, cohort: int, cohorts: in
         s = _check_probabilities("skeleton", list(skeleton), open_ends=True)
         if s.size != K:
             raise SettingsError("skeleton", f"{K} probabilities, one per dose", list(skeleton))
-    else:
+    elif crm_halfwidth is not None:
         top = min(target, 1.0 - target)
         if not (isinstance(crm_halfwidth, (int, float)) and 0.0 < crm_halfwidth < top):
             raise SettingsError("crm_halfwidth", f"in (0, {top:g}) (min of the target and 1 − target)",
                                 crm_halfwidth)
-        if crm_prior_mtd is not None:
-            check_int_range("crm_prior_mtd", crm_prior_mtd, 1, K)
+    if skeleton is None and crm_prior_mtd is not None:
+        check_int_range("crm_prior_mtd", crm_prior_mtd, 1, K)
     check_int_range("crm_start", crm_start, 1, K)
     check_choice("crm_estimate", crm_estimate, ESTIMATES)
     if boin_stop_at is not None:
@@ -132,13 +132,14 @@ class DoseFindingResult:
 
 def simulate(truth: Sequence[float], target: float, cohort: int = 3, cohorts: int = 10, trials: int = 10_000,
              seed: int = 0, designs: Sequence[str] = DESIGNS, skeleton: Sequence[float] | None = None,
-             crm_halfwidth: float = 0.05, crm_prior_mtd: int | None = None, crm_start: int = 1,
+             crm_halfwidth: float | None = None, crm_prior_mtd: int | None = None, crm_start: int = 1,
              crm_overdose_stop: bool = False, crm_estimate: str = "plugin",
              boin_stop_at: int | None = None) -> DoseFindingResult:
     """Run ``trials`` trials of each design in ``designs`` for the truth ``p`` and target φ (CLINICAL.md).
 
     One jitted call on the default device, float64; every design of a trial sees the same tolerances. The CRM's
-    skeleton is dfcrm's ``getprior(crm_halfwidth, φ, crm_prior_mtd or ⌈K/2⌉, K)`` unless given; BOIN's per-dose
+    skeleton is dfcrm's ``getprior(δ, φ, crm_prior_mtd or ⌈K/2⌉, K)`` unless given, with δ = ``crm_halfwidth``
+    or :func:`.rules.default_halfwidth`; BOIN's per-dose
     early stop ``boin_stop_at`` and the CRM's overdose stop are off by default.
     """
     chosen = tuple(designs)
@@ -146,7 +147,8 @@ def simulate(truth: Sequence[float], target: float, cohort: int = 3, cohorts: in
                      crm_start, crm_estimate, boin_stop_at)
     K = p.size
     if skeleton is None:
-        s = rules.getprior(crm_halfwidth, target, crm_prior_mtd or rules.default_prior_mtd(K), K)
+        halfwidth = rules.default_halfwidth(target) if crm_halfwidth is None else crm_halfwidth
+        s = rules.getprior(halfwidth, target, crm_prior_mtd or rules.default_prior_mtd(K), K)
     else:
         s = np.asarray(skeleton, dtype=np.float64)
     options = Options(cohort, cohorts, chosen, boin_stop_at, crm_start, bool(crm_overdose_stop),

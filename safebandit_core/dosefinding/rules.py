@@ -87,6 +87,12 @@ def getprior(halfwidth: float, target: float, prior_mtd: int, K: int) -> np.ndar
     return np.exp(logs)
 
 
+def default_halfwidth(target: float) -> float:
+    """getprior's halfwidth δ: dfcrm's usual 0.05, halved targets' distance to 0 or 1 when closer (it needs
+    ``0 < φ − δ`` and ``φ + δ < 1``)."""
+    return min(0.05, target / 2, (1 - target) / 2)
+
+
 def default_prior_mtd(K: int) -> int:
     """dfcrm's usual prior guess of the MTD, ``ν = ⌈K/2⌉``."""
     return math.ceil(K / 2)
