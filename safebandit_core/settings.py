@@ -32,10 +32,24 @@ def echo(value: Any, limit: int = ECHO_CHARS) -> str:
     return shorten(text, limit)
 
 
+_RANGE_STARTS = ("in ", ">", "<", "≥", "≤", "between ")
+
+
+def finite_allowed(allowed: str, value: Any) -> str:
+    """``allowed`` for a refused ``value``: a range (``> 0``, ``in (0, 1)``) given an infinite or NaN number reads
+    "a finite number > 0", so that ``inf`` is not told it is too small; anything else is unchanged."""
+    non_finite = isinstance(value, float) and not math.isfinite(value)
+    if non_finite and allowed.startswith(_RANGE_STARTS):
+        return f"a finite number {allowed}"
+    return allowed
+
+
 class SettingsError(ValueError):
-    """A setting is out of its allowed range; ``field`` names it, ``allowed`` says what is allowed."""
+    """A setting is out of its allowed range; ``field`` names it, ``allowed`` says what is allowed (for an infinite
+    or NaN value, that it must be a finite number in that range: :func:`finite_allowed`)."""
 
     def __init__(self, field: str, allowed: str, value: Any = None) -> None:
+        allowed = finite_allowed(allowed, value)
         self.field = field
         self.allowed = allowed
         self.value = value

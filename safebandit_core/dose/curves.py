@@ -12,6 +12,7 @@ sweep over them needs no recompilation. ``p1`` is p (power) or EC50 (emax); ``p2
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -71,16 +72,21 @@ def get(kind: str) -> Curve:
     return CURVES[kind]
 
 
+POWER_TEXT = f"in [{POWER_RANGE[0]}, {POWER_RANGE[1]}]"
+EC50_TEXT = f"in ({EC50_RANGE[0]}, {EC50_RANGE[1]}]"
+HILL_TEXT = f"in [{HILL_RANGE[0]}, {HILL_RANGE[1]}]"
+
+
 def _check_power(power: float, ec50: float, hill: float) -> None:
     if not (POWER_RANGE[0] <= power <= POWER_RANGE[1]):
-        raise SettingsError("g_power", f"in [{POWER_RANGE[0]}, {POWER_RANGE[1]}]", power)
+        raise SettingsError("g_power", POWER_TEXT, power)
 
 
 def _check_emax(power: float, ec50: float, hill: float) -> None:
     if not (EC50_RANGE[0] < ec50 <= EC50_RANGE[1]):
-        raise SettingsError("g_ec50", f"in ({EC50_RANGE[0]}, {EC50_RANGE[1]}]", ec50)
+        raise SettingsError("g_ec50", EC50_TEXT, ec50)
     if not (HILL_RANGE[0] <= hill <= HILL_RANGE[1]):
-        raise SettingsError("g_hill", f"in [{HILL_RANGE[0]}, {HILL_RANGE[1]}]", hill)
+        raise SettingsError("g_hill", HILL_TEXT, hill)
 
 
 CHECKS: dict[str, Callable[[float, float, float], None]] = {"power": _check_power, "emax": _check_emax}
@@ -93,8 +99,13 @@ NUMBERS: dict[str, Callable[[float, float, float], tuple[float, float]]] = {
 
 
 def validate(kind: str, power: float, ec50: float, hill: float) -> None:
-    """Check the curve's parameters; raise :class:`SettingsError` naming the one out of range."""
+    """Check the curve's parameters; raise :class:`SettingsError` naming the one out of range. A parameter the
+    curve does not use must still be a finite number (it is kept in the settings and may be used later)."""
     get(kind)
+    for field, value, allowed in (("g_power", power, POWER_TEXT), ("g_ec50", ec50, EC50_TEXT),
+                                  ("g_hill", hill, HILL_TEXT)):
+        if isinstance(value, bool) or not (isinstance(value, (int, float)) and math.isfinite(value)):
+            raise SettingsError(field, allowed, value)
     CHECKS.get(kind, lambda *_: None)(power, ec50, hill)
 
 
