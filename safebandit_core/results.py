@@ -50,10 +50,20 @@ def mean_band(frame: pd.DataFrame, value: str, label_col: str = "policy") -> pd.
     return out
 
 
+def mean_of(values: np.ndarray) -> float:
+    """The mean of ``values`` as float64, inside [min, max] always (a rounded sum divided by n can land an ulp
+    outside; the mean of one value is that value exactly)."""
+    values = np.asarray(values, dtype=np.float64)
+    if values.size == 0:
+        return float("nan")
+    return float(np.clip(values.mean(), values.min(), values.max()))
+
+
 def interval95(values: np.ndarray, lo: float = -np.inf, hi: float = np.inf) -> tuple[float, float, float]:
-    """Mean and a normal-approximation 95 % interval of the mean across runs, clipped to [lo, hi]."""
+    """Mean (:func:`mean_of`) and a normal-approximation 95 % interval of the mean across runs, clipped to
+    [lo, hi]."""
     values = np.asarray(values, dtype=float)
-    m = float(values.mean())
+    m = mean_of(values)
     if values.size < 2:
         return m, m, m
     half = 1.96 * float(values.std(ddof=1)) / np.sqrt(values.size)

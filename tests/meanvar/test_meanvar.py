@@ -492,3 +492,16 @@ def test_moving_k_inside_a_bucket_reuses_the_compiled_model():
         ref = fam.on_stream(s, policy, st_)
         np.testing.assert_array_equal(got["action"][i, 0], ref["action"])
         np.testing.assert_allclose(got["cum_regret"][i, 0], ref["cum_regret"], rtol=0, atol=1e-9)
+
+
+@hsettings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(base_seed=st.integers(0, 2**20), seeds=st.sampled_from([1, 1, 3]),
+       precision=st.sampled_from(["float32", "float64"]), policy=st.sampled_from(["mvcucb", "mvucb"]))
+def test_the_mean_lies_between_the_min_and_the_max(base_seed, seeds, precision, policy):
+    """The summary's mean, min and max are of the same per-seed finals: one seed's mean is its value exactly (the
+    float32 run once printed a mean above its max, the min and max being of the running sum cast to float32)."""
+    s = MVSettings(policies=(policy,), K=24, T=2000, seeds=seeds, base_seed=base_seed, precision=precision)
+    row = families.summary(families.run(s, device="cpu")).iloc[0]
+    assert row["cum_regret_min"] <= row["cum_regret_mean"] <= row["cum_regret_max"]
+    if seeds == 1:
+        assert row["cum_regret_mean"] == row["cum_regret_min"] == row["cum_regret_max"]
