@@ -135,7 +135,7 @@ def build(v: dict[str, Any], ctx: shell.RunContext) -> sweep.SweepSpec:
     ys = sweep.grid_values(v["ys"], ay.field, ay.lo, ay.hi)
     spec = sweep.SweepSpec(fam.kind, v["base"], xs, ys, ax.field, ay.field).scaled(
         base_seed=ctx.base_seed, precision=ctx.precision).validate()
-    fam.check_fits(spec.base, ctx.device, cells=len(spec.cells()))
+    fam.check_fits(spec.base, ctx.device, cells=len(spec.cells()), limit=store.run_limit())
     return spec
 
 

@@ -155,16 +155,23 @@ def available_bytes(device: str | None = None) -> int:
         return 8 * 2**30
 
 
-def check_fits(need: int, fixed: int, device: str | None, field: str, value: int, context: str) -> None:
-    """Raise :class:`SettingsError` naming ``field`` when a run needs more than half the device's memory.
+def check_fits(need: int, fixed: int, device: str | None, field: str, value: int, context: str,
+               limit: int | None = None) -> None:
+    """Raise :class:`SettingsError` naming ``field`` when a run needs more than half the device's memory, or more
+    than ``limit`` bytes (a server's own cap on one run, so that one link cannot take a classroom's memory).
 
     ``need`` is the whole run's estimate in bytes, ``fixed`` the part that does not grow with
     ``field``; the message gives the largest ``field`` that fits (``context`` says with what).
     """
     have = available_bytes(device) // 2
+    cap = limit
+    capped = cap is not None and cap < have
+    if capped:
+        have = cap
     if need <= have:
         return
     per_unit = max(1, (need - fixed) // max(value, 1))
     largest = max(1, (have - fixed) // per_unit)
-    raise SettingsError(field, f"at most about {largest:,} with {context} on this device "
-                               f"({need / 2**30:.1f} GiB needed)", value)
+    where = (f"this server's limit of {have / 2**20:,.0f} MB per run" if capped else "this device")
+    raise SettingsError(field, f"at most about {largest:,} with {context} on {where} "
+                               f"({need / 2**20:,.0f} MB needed)", value)

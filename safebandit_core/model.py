@@ -323,14 +323,15 @@ class Family:
             return self.keys(settings)
         return runner.seed_keys(settings.base_seed, settings.seeds)
 
-    def check_fits(self, settings: Any, device: str | None = None, cells: int = 1) -> None:
-        """Raise :class:`SettingsError` naming T when the run would not fit in half the device's memory."""
+    def check_fits(self, settings: Any, device: str | None = None, cells: int = 1, limit: int | None = None) -> None:
+        """Raise :class:`SettingsError` naming T when the run would not fit in half the device's memory (or in
+        ``limit`` bytes, a server's cap on one run)."""
         per = self.memory_bytes(settings)
         fixed = self.memory_bytes(dataclasses.replace(settings, T=0)) if per else 0
         n = len(self.policies(settings))
         _device.check_fits(per * cells, fixed * cells, device, "T", settings.T,
                            f"{settings.seeds} seeds, {n} polic{'y' if n == 1 else 'ies'}"
-                           + (f" and {cells} settings" if cells > 1 else ""))
+                           + (f" and {cells} settings" if cells > 1 else ""), limit)
 
     def cells(self, settings: Any, overrides: Sequence[Mapping[str, Any]]) -> list[Any]:
         """One validated settings per override; only ``traced`` fields may vary in a grid."""

@@ -179,7 +179,7 @@ def build_settings(family: Family, spec: Spec, values: dict[str, Any], ctx: shel
     s = family.settings_cls(**values).validate()
     if spec.check is not None:
         spec.check(s)
-    family.check_fits(s, ctx.device)
+    family.check_fits(s, ctx.device, limit=store.run_limit())
     return s
 
 

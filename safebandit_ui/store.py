@@ -36,9 +36,14 @@ MAX_ENTRIES = 512
 were spent by the warm-up (about 34) and two model pages' explorations, after which a third page's warmed run and
 scrub grid had been dropped and were computed again while its visitor moved the knob."""
 BUDGET_ENV = "SAFEBANDIT_STORE_MB"
-BUDGET_SHARE, BUDGET_FLOOR_MB, BUDGET_CAP_MB = 8, 256, 2048
+BUDGET_SHARE, BUDGET_FLOOR_MB, BUDGET_CAP_MB = 8, 256, 512
 """Without ``SAFEBANDIT_STORE_MB`` the store may hold 1/8 of the machine's memory, at least 256 MB (a small machine
-still keeps a few default runs) and at most 2 GB."""
+still keeps the warm-up's runs) and at most 512 MB, so that a classroom's server stays under 2 GB."""
+RUN_ENV = "SAFEBANDIT_RUN_MB"
+RUN_DEFAULT_MB = 160
+"""Without ``SAFEBANDIT_RUN_MB`` one run of the server may need at most 160 MB by its family's estimate (a run takes
+about 2.5 times its estimate while it computes): every page's default run fits many times over, and a link asking
+for ``T=100000`` with 50 seeds is refused with the largest T allowed instead of taking gigabytes."""
 HEAVY_SLOTS = 1
 HEAVY_WORK = 30_000_000
 """Policy-rounds (× d for the dose model's d×d work, see :func:`work`) above which a run is heavy."""
@@ -58,22 +63,45 @@ def physical_bytes() -> int | None:
     return total
 
 
+def _megabytes(environ: Mapping[str, str], name: str, default_mb: int, what: str) -> int:
+    """The whole number of MB the variable ``name`` gives (1 to the machine's memory), in bytes; unset, or a bad value
+    (named on stderr with the allowed range), gives ``default_mb``."""
+    text = environ.get(name, "").strip()
+    if not text:
+        return default_mb * 2**20
+    top = (physical_bytes() or 2**50) // 2**20
+    if not text.isdigit() or not 1 <= int(text) <= top:
+        shown = text if len(text) <= 24 else text[:24] + "…"
+        print(f"{name}={shown} ignored: it is a whole number of MB from 1 to {top:,}; {what} {default_mb:,} MB.",
+              file=sys.stderr)
+        return default_mb * 2**20
+    return int(text) * 2**20
+
+
 def budget_bytes(environ: Mapping[str, str] = os.environ) -> int:
     """The store's budget in bytes: ``SAFEBANDIT_STORE_MB`` (a whole number of MB), else 1/8 of the memory
-    (:func:`physical_bytes`) within [256 MB, 2 GB]. A bad setting is named on stderr and the default used."""
+    (:func:`physical_bytes`) within [256 MB, 512 MB]. A bad setting is named on stderr and the default used."""
     machine = physical_bytes()
     default_mb = BUDGET_CAP_MB if machine is None else min(BUDGET_CAP_MB, max(BUDGET_FLOOR_MB,
                                                                               machine // BUDGET_SHARE // 2**20))
-    text = environ.get(BUDGET_ENV, "").strip()
-    if not text:
-        return default_mb * 2**20
-    top = (machine or 2**50) // 2**20
-    if not text.isdigit() or not 1 <= int(text) <= top:
-        shown = text if len(text) <= 24 else text[:24] + "…"
-        print(f"{BUDGET_ENV}={shown} ignored: it is a whole number of MB from 1 to {top:,}; "
-              f"the result store keeps up to {default_mb:,} MB.", file=sys.stderr)
-        return default_mb * 2**20
-    return int(text) * 2**20
+    return _megabytes(environ, BUDGET_ENV, default_mb, "the result store keeps up to")
+
+
+def run_budget_bytes(environ: Mapping[str, str] = os.environ) -> int:
+    """The most memory one run of the server may need, by its family's estimate: ``SAFEBANDIT_RUN_MB``, else
+    :data:`RUN_DEFAULT_MB`. A bad setting is named on stderr and the default used."""
+    return _megabytes(environ, RUN_ENV, RUN_DEFAULT_MB, "one run may take up to")
+
+
+def run_limit() -> int:
+    """This server's cap on one run (:func:`run_budget_bytes` of the environment, read once per process): what the
+    pages pass to :meth:`safebandit_core.model.Family.check_fits` for every run a visitor sizes."""
+    if not _RUN_LIMIT:
+        _RUN_LIMIT.append(run_budget_bytes())
+    return _RUN_LIMIT[0]
+
+
+_RUN_LIMIT: list[int] = []
 
 
 @dataclasses.dataclass

@@ -1,0 +1,88 @@
+"""The server's memory budget: one run's estimate is capped, and the store keeps a bounded number of bytes.
+
+A link such as ``/dose?T=100000&seeds=50`` once took a classroom's server from 1.5 GB to 5 GB. The app caps every run
+a visitor sizes (``SAFEBANDIT_RUN_MB``, :data:`safebandit_ui.store.RUN_DEFAULT_MB` by default) and the page answers a
+link or a control that asks for more with one message naming the setting and the largest value that fits.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from safebandit_core import device, families
+from safebandit_core.settings import SettingsError
+from safebandit_ui import store
+from tests.ui.helpers import app, errors
+
+MB = 2**20
+
+
+CAP = store.RUN_DEFAULT_MB * MB
+
+
+def test_the_run_budget_is_read_from_its_variable_and_a_bad_value_is_named(capsys):
+    """``SAFEBANDIT_RUN_MB`` gives the cap in MB; unset or bad (named on stderr with its range), the default."""
+    assert store.run_budget_bytes({store.RUN_ENV: "64"}) == 64 * MB
+    assert store.run_budget_bytes({}) == store.RUN_DEFAULT_MB * MB
+    for bad in ("0", "-3", "lots", "1e3", "9" * 30):
+        capsys.readouterr()
+        assert store.run_budget_bytes({store.RUN_ENV: bad}) == store.RUN_DEFAULT_MB * MB
+        err = capsys.readouterr().err
+        assert err.startswith(f"{store.RUN_ENV}=") and "whole number of MB from 1 to" in err
+
+
+def test_the_default_store_budget_keeps_a_classroom_server_small():
+    """Without its variable the store keeps at most 512 MB, whatever the machine."""
+    assert store.BUDGET_FLOOR_MB * MB <= store.budget_bytes({}) <= 512 * MB
+
+
+def test_a_capped_run_names_the_largest_t_that_fits_and_that_size_runs_the_check():
+    """Over the cap the error names T and the largest T allowed with these seeds; that T passes the check, one
+    step more of the same size does not."""
+    fam = families.FAMILIES["dose"]
+    big = dataclasses.replace(fam.settings_cls(), T=100_000, seeds=50).validate()
+    with pytest.raises(SettingsError) as err:
+        fam.check_fits(big, limit=CAP)
+    text = str(err.value)
+    assert "T" in text and f"this server's limit of {store.RUN_DEFAULT_MB} MB per run" in text, text
+    largest = int(re.search(r"at most about ([\d,]+)", text).group(1).replace(",", ""))
+    assert 1_000 < largest < 100_000
+    fam.check_fits(dataclasses.replace(big, T=largest), limit=CAP)
+    assert fam.memory_bytes(dataclasses.replace(big, T=largest)) <= CAP
+    with pytest.raises(SettingsError):
+        fam.check_fits(dataclasses.replace(big, T=int(largest * 1.1) + 10), limit=CAP)
+
+
+def test_without_a_limit_the_command_line_keeps_half_the_device():
+    """The core's own bound is untouched when no limit is given: the same run is checked against half the device."""
+    fam = families.FAMILIES["dose"]
+    big = dataclasses.replace(fam.settings_cls(), T=100_000, seeds=50).validate()
+    if fam.memory_bytes(big) * 2 < device.available_bytes():
+        fam.check_fits(big)
+    else:
+        with pytest.raises(SettingsError, match="on this device"):
+            fam.check_fits(big)
+
+
+def test_the_pages_cap_is_the_environments():
+    """The pages read their cap once per process, from ``SAFEBANDIT_RUN_MB`` or the default."""
+    assert store.run_limit() == store.run_budget_bytes()
+
+
+def test_a_link_asking_for_a_huge_run_gets_a_message_not_the_memory():
+    """``/dose?T=100000&seeds=50``: the page draws, with one error naming Rounds T and the largest T allowed, and no
+    run of that size is computed."""
+    at: AppTest = app()
+    at.query_params["T"] = "100000"
+    at.query_params["seeds"] = "50"
+    at.switch_page("pages/dose.py")
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    msgs = errors(at)
+    assert len(msgs) == 1 and "Rounds T" in msgs[0] and "at most about" in msgs[0], msgs
+    assert f"limit of {store.RUN_DEFAULT_MB} MB per run" in msgs[0]
+    assert at.number_input(key="T").value == 100_000
