@@ -89,7 +89,9 @@ class Spec:
       ``key_prefix``: of the download buttons' keys; ``saved_figures(settings, views, state)``: the charts the
       zip holds (default: ``figures``);
     - ``opening``: the view state ``layout`` returns while the page's controls are untouched, under which the
-      warm-up makes the opening charts (:func:`warm_charts`).
+      warm-up makes the opening charts (:func:`warm_charts`);
+    - ``old_keys``: the URL parameters the page read under an older name, each with its name now (a link shared
+      before the rename opens the same view: :func:`.links.rename` moves them before any control reads them).
     """
 
     section: str
@@ -114,6 +116,7 @@ class Spec:
     key_prefix: str = ""
     saved_figures: Callable[[Any, Views, Any], Mapping[str, go.Figure]] | None = None
     opening: Any = None
+    old_keys: Mapping[str, str] = dataclasses.field(default_factory=dict)
 
 
 SIDEBAR_NAMES = {"policies": "Policies", "precision": "Precision (sidebar)", "base_seed": "Base seed (sidebar)"}
@@ -251,6 +254,7 @@ def render(kind: str, title: str, intro: str) -> None:
 def _render(kind: str, title: str, intro: str) -> None:
     family = families.get(kind)
     spec = spec_of(family)
+    links.rename(spec.old_keys.get)
     form = settings_form(family, spec)
     ctx, values = pagekit.page_start(title, intro, spec.section,
                                      lambda c: sidebar(family, spec, form, c))

@@ -12,6 +12,7 @@ from safebandit_core import captions, families, sweep
 from safebandit_core import conservative as cb
 from safebandit_core.conservative import BASELINE, LABELS, ConservativeSettings
 from safebandit_core.conservative.fields import ADVANCED, CONSTRAINT, PROBLEM, RUNS
+from safebandit_core.conservative.fields import FIELDS as CONTROLS
 from safebandit_core.conservative.settings import FEATURES, MAX_T, SUPER_ARMS
 from safebandit_core.model import Run
 from safebandit_core.settings import SettingsError
@@ -21,7 +22,11 @@ from .. import links, model_page, pagekit, shell, tools
 
 DEFAULT = ConservativeSettings()
 MAX_ROWS, HORIZON_ROWS = 3_000_000, 20_000_000
-PROBLEM_KEY, AUTO_KEY, POLICIES_KEY = "cb_problem", "cb_mu0_auto", "cb_policies_{}"
+PROBLEM_KEY, AUTO_KEY, POLICIES_KEY = "problem", "mu0_auto", "policies_{}"
+ZOOM_KEY, HORIZON_KEY = "zoom_pct", "horizon_factor"
+OLD_KEYS = {f"cb_{key}": key for key in (*(f.key for f in CONTROLS), PROBLEM_KEY, AUTO_KEY, ZOOM_KEY, HORIZON_KEY,
+                                        *(POLICIES_KEY.format(p) for p in cb.PROBLEMS))}
+"""The link parameters of before the keys took their fields' names (``cb_T``), each with the name it has now."""
 FIELDS = ["slack", "cum_regret", "cum_reward", "default_pulls", "baseline_line"]
 
 
@@ -141,7 +146,7 @@ def layout(s: ConservativeSettings) -> tuple[model_page.Slots, float]:
         slots["regret_note"] = st.empty()
         pagekit.symbols("cb_regret_symbols",
                         r"\mathcal{R}_T=\sum_{t=1}^{T}\big(\mu_{\mathrm{best}}-\mu_{x_t}\big),\quad \mu_{x_0}=\mu_0")
-    zoom = pagekit.zoom_row(slots, "cb_zoom", "A curve above the dashed line has lost more expected reward than a "
+    zoom = pagekit.zoom_row(slots, ZOOM_KEY, "A curve above the dashed line has lost more expected reward than a "
                                               "learner earning exactly (1 − α)·μ₀ per round.")
     pagekit.chart_row(slots, "reward", "Reward against the line it must stay above").markdown(
         "Total reward Σ r_s so far; the red dashed line is (1 − α)·μ₀·t. GenCB is built never to go under it, the "
@@ -181,7 +186,7 @@ def crossover(s: ConservativeSettings, run: Run, v: model_page.Views, ctx: shell
         st.markdown(f"One run of GenCB and {LABELS[base]} per horizon T, the other settings as above: "
                     f"{LABELS[base]}'s confidence δ = 1/T depends on the horizon, so the first t rounds of a long "
                     "run are not a run of length t.")
-        grid = pagekit.horizon_picker(s.T, s.seeds, 2, "cb_horizon_factor", HORIZON_ROWS, MAX_T)
+        grid = pagekit.horizon_picker(s.T, s.seeds, 2, HORIZON_KEY, HORIZON_ROWS, MAX_T)
         cross = dataclasses.replace(s, policies=("gencb", base), T=grid[-1])
         frame = pagekit.on_demand(cross, ctx, {"horizons": grid},
                                   lambda progress: sweep.over_horizons(cross, grid, ctx.device, progress),
@@ -213,5 +218,6 @@ SPEC = model_page.Spec(
     steps=tools.conservative_steps,
     stem=lambda s: f"conservative_{s.problem}_T{s.T}_K{s.K}_seed{s.base_seed}",
     key_prefix="cb_",
+    old_keys=OLD_KEYS,
     opening=float(pagekit.ZOOM_DEFAULT),
 )

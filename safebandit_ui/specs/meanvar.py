@@ -21,6 +21,9 @@ from .. import model_page, pagekit, shell
 
 MAX_ROWS = 3_000_000
 FIELDS = ["slack", "cum_regret", "default_pulls", "baseline"]
+POLICIES_KEY, ZOOM_KEY = "policies", "zoom_pct"
+OLD_KEYS = {f"mv_{key}": key for key in (*(f.key for f in FAMILY.fields), POLICIES_KEY, ZOOM_KEY)}
+"""The link parameters of before the keys took their fields' names (``mv_rho``), each with the name it has now."""
 
 
 def need(alpha: float, mu0: float) -> float:
@@ -44,14 +47,14 @@ def constraint_section(bar: model_page.Sidebar) -> None:
 def runs_section(bar: model_page.Sidebar) -> None:
     """Rounds and seeds, and the policies compared."""
     bar.section(RUNS)
-    bar.values["policies"] = model_page.policies(FAMILY, "mv_policies",
+    bar.values["policies"] = model_page.policies(FAMILY, POLICIES_KEY,
                                                  "Both policies see the same reward draws in each run.",
                                                  MVSettings().policies)
 
 
 def restore_extra(s: MVSettings) -> None:
     """The restored policies, which have no field control."""
-    st.session_state["mv_policies"] = list(s.policies)
+    st.session_state[POLICIES_KEY] = list(s.policies)
 
 
 def check(s: MVSettings) -> None:
@@ -114,7 +117,7 @@ def layout(s: MVSettings) -> tuple[model_page.Slots, float]:
         st.caption("The dashed line is the baseline (1 − α)·MV₀·T, drawn as the regret of a run that earns exactly "
                    "(1 − α)·MV₀ each round: MV*·t − (1 − α)·MV₀·t.")
         slots["regret_note"] = st.empty()
-    zoom = pagekit.zoom_row(slots, "mv_zoom", "A curve above the dashed line has lost more mean-variance than a run "
+    zoom = pagekit.zoom_row(slots, ZOOM_KEY, "A curve above the dashed line has lost more mean-variance than a run "
                                               "earning exactly (1 − α)·MV₀ per round.")
     st.subheader("Slack: was the constraint kept?")
     slots["verdict"] = st.container()
@@ -183,5 +186,6 @@ SPEC = model_page.Spec(
     sections=(summary_table,),
     stem=lambda s: f"meanvar_T{s.T}_K{s.K}_rho{s.rho:g}_seed{s.base_seed}",
     key_prefix="mv_",
+    old_keys=OLD_KEYS,
     opening=float(pagekit.ZOOM_DEFAULT),
 )

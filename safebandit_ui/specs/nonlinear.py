@@ -13,7 +13,7 @@ import streamlit as st
 from safebandit_core import families
 from safebandit_core.dose import nonlinear as nl
 from safebandit_core.dose.nonlinear import candidates as nc
-from safebandit_core.dose.nonlinear.fields import CLASS, CLASS_FIELDS, NOISE, POLICIES, RULE
+from safebandit_core.dose.nonlinear.fields import CLASS, CLASS_FIELDS, FIELDS, NOISE, POLICIES, RULE
 from safebandit_core.model import Run
 from safebandit_core.settings import SettingsError
 from safebandit_core.viz import dose as vd
@@ -25,20 +25,23 @@ from .. import links, model_page, pagekit, shell, tools
 DEFAULT = nl.NonlinearSettings()
 CLASS_NAMES = {"linear-grid": "linear: f(x) = ⟨θ, x⟩, ‖θ‖ = 1", "logistic": "logistic: 2σ(⟨w, x⟩ + c) − 1",
                "mlp": "network: one hidden tanh layer"}
+CLASS_KEY, POLICIES_KEY = "function_class", "policies"
+OLD_KEYS = {**{f"nl_{f.key}": f.key for f in FIELDS}, "nl_class": CLASS_KEY, "nl_policies": POLICIES_KEY}
+"""The link parameters of before the keys took their fields' names (``nl_T``), each with the name it has now."""
 
 
 def class_section(bar: model_page.Sidebar) -> None:
     """The function class, its size (and width, for a network), the context dimension and the runs' size."""
     kind = bar.values["function_class"] = links.bound(
         st.selectbox, "Class F (of both the reward and the cost function)", nl.CLASS_KINDS,
-        index=nl.CLASS_KINDS.index(DEFAULT.function_class), key="nl_class", format_func=CLASS_NAMES.get,
+        index=nl.CLASS_KINDS.index(DEFAULT.function_class), key=CLASS_KEY, format_func=CLASS_NAMES.get,
         help="The learner knows the class; the true functions are two of its members.")
     bar.fields_of("size", *CLASS_FIELDS.get(kind, ()), "d", "T", "seeds")
 
 
 def policies_section(bar: model_page.Sidebar) -> None:
     """Which policies to compare, and ε-Greedy's ε."""
-    bar.values["policies"] = model_page.policies(nl.FAMILY, "nl_policies",
+    bar.values["policies"] = model_page.policies(nl.FAMILY, POLICIES_KEY,
                                                  "All policies see the same contexts and noise.", DEFAULT.policies)
     bar.section(POLICIES)
 
@@ -52,8 +55,8 @@ def restored_values(s: nl.NonlinearSettings) -> dict[str, float]:
 
 def restore_extra(s: nl.NonlinearSettings) -> None:
     """The restored class and policies, which have no field control."""
-    st.session_state["nl_class"] = s.function_class
-    st.session_state["nl_policies"] = list(s.policies)
+    st.session_state[CLASS_KEY] = s.function_class
+    st.session_state[POLICIES_KEY] = list(s.policies)
 
 
 def views(run: Run) -> model_page.Views:
@@ -182,5 +185,6 @@ SPEC = model_page.Spec(
     texts=texts,
     sections=(candidates,),
     steps=tools.dose_steps,
+    old_keys=OLD_KEYS,
     stem=lambda s: f"nonlinear_{s.function_class}_F{s.size}_T{s.T}_d{s.d}_seed{s.base_seed}",
 )

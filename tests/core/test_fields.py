@@ -71,11 +71,11 @@ def test_the_toy_familys_fields_agree_with_its_validation():
 def test_given_settings_unset_values_and_a_second_control_of_one_field():
     from safebandit_core.conservative import ConservativeSettings
 
-    L = Field("L", "cb_L", "Bound L on ‖x‖", 0.1, 10.0, 0.1)
+    L = Field("L", "L", "Bound L on ‖x‖", 0.1, 10.0, 0.1)
     (problem,) = problems([L], ConservativeSettings())
     assert problem.startswith("L = 10 ") and "lam must be >= max(1, L²) = 100" in problem
     assert problems([dataclasses.replace(L, given={"lam": 100.0})], ConservativeSettings()) == []
-    S = Field("S", "cb_S", "Bound S", 0.0, 100.0, 0.1, unset=0.0)
+    S = Field("S", "S", "Bound S", 0.0, 100.0, 0.1, unset=0.0)
     assert S.value(0.0) is None and S.value(0.5) == 0.5 and problems([S], ConservativeSettings()) == []
-    K_lin = Field("K_lin", "cb_K_lin", "K (arms)", 2, 62, 1, widget="integer", setting="K", given={"problem": "clb"})
+    K_lin = Field("K_lin", "K_lin", "K (arms)", 2, 62, 1, widget="integer", setting="K", given={"problem": "clb"})
     assert K_lin.target == "K" and problems([K_lin], ConservativeSettings()) == []

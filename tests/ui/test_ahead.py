@@ -215,10 +215,10 @@ def alpha_of(key: str) -> float:
 def test_a_knob_step_finds_its_run_and_its_charts_made_ahead(monkeypatch):
     monkeypatch.setenv(ahead.OFF_ENV, "1")
     worker = ahead.worker()
-    small = {"cb_T": 400, "cb_seeds": 2, "cb_K": 12}
+    small = {"T": 400, "seeds": 2, "K": 12}
     # Another α first, so that the run below is timed without its compile (a first run's time may include it, and
     # a run expected to take over a second is left to its page): true of a server after its warm-up.
-    open_page("pages/conservative.py", {**small, "cb_alpha": 0.2})
+    open_page("pages/conservative.py", {**small, "alpha": 0.2})
     wait_idle(worker, 120)
     worker.done.clear()
     at = open_page("pages/conservative.py", small)
@@ -231,7 +231,7 @@ def test_a_knob_step_finds_its_run_and_its_charts_made_ahead(monkeypatch):
         assert (id(run), "views") in held and any(k[0] == id(run) and k[1][0] == "figures" for k in held
                                                   if isinstance(k[1], tuple))
     before = charts(at)
-    at.slider(key="cb_alpha").set_value(0.055).run()
+    at.slider(key="alpha").set_value(0.055).run()
     assert not at.exception
     ran = next(c.value for c in at.caption if c.value.startswith("Ran on"))
     assert "computed ahead on this server while the last step was on screen" in ran, \
@@ -240,6 +240,6 @@ def test_a_knob_step_finds_its_run_and_its_charts_made_ahead(monkeypatch):
     wait_idle(worker, 120)
     assert [alpha_of(k) for k in list(worker.done)[-3:]] == [0.06, 0.05, 0.065], \
         "after a step up: the next step up first, then the step back, then the step after next"
-    at.slider(key="cb_alpha").set_value(0.05).run()  # back to the run the page computed itself
+    at.slider(key="alpha").set_value(0.05).run()  # back to the run the page computed itself
     ran = next(c.value for c in at.caption if c.value.startswith("Ran on"))
     assert "already computed on this server: shared" in ran and "ahead" not in ran

@@ -20,12 +20,12 @@ from safebandit_ui import registry
 from tests.ui.helpers import array, bundle_of, charts, download_labels, errors, open_boxes, open_page, uploader
 
 PAGE = "pages/conservative.py"
-SMALL = {"cb_T": 400, "cb_seeds": 2, "cb_K": 12}
+SMALL = {"T": 400, "seeds": 2, "K": 12}
 FIGURES = {"regret", "zoom", "reward", "slack", "default_pulls", "scrub"}
 pytestmark = pytest.mark.usefixtures("fresh_caches")
 
 
-OPEN = {"cb_zoom_box": True, "cb_pulls_box": True}
+OPEN = {"zoom_pct_box": True, "cb_pulls_box": True}
 """The page's secondary sections, open: the zoomed regret and the default-arm pulls."""
 
 
@@ -95,37 +95,37 @@ def test_page_runs_and_says_what_this_run_shows(monkeypatch):
 def test_each_control_redraws_its_figure_and_the_sentences_follow():
     at = page()
     before = charts(at)
-    at.slider(key="cb_alpha").set_value(0.2).run()
+    at.slider(key="alpha").set_value(0.2).run()
     assert not at.exception and not errors(at)
     after = charts(at)
     assert after["slack"] != before["slack"], "changing α left the slack figure unchanged"
-    at.slider(key="cb_alpha").set_value(0.05)
-    at.toggle(key="cb_mu0_auto").set_value(False).run()
-    assert at.slider(key="cb_mu0").value == pytest.approx(0.7)
+    at.slider(key="alpha").set_value(0.05)
+    at.toggle(key="mu0_auto").set_value(False).run()
+    assert at.slider(key="mu0").value == pytest.approx(0.7)
     before = charts(at)
-    at.slider(key="cb_mu0").set_value(0.5).run()
+    at.slider(key="mu0").set_value(0.5).run()
     assert "μ₀ = 0.5 (set by you)" in at.info[0].value
     assert charts(at)["reward"] != before["reward"], "changing μ₀ left the reward figure unchanged"
     # With μ₀ = 0.5 each default pull costs 0.3, and GenCB has the lower regret: the sentence flips.
     verdict = sentence(at, "At T = 400")
     assert "**GenCB has the lower regret**" in verdict and "This holds at" not in verdict
     before = charts(at)
-    at.slider(key="cb_zoom").set_value(50).run()
+    at.slider(key="zoom_pct").set_value(50).run()
     after = charts(at)
     assert after["zoom"] != before["zoom"] and "first 200 rounds" in after["zoom"]["layout"]["title"]["text"]
     assert after["regret"] == before["regret"]
     assert "already computed on this server" in ran(at)
     assert sentence(at, "At round 200 the dashed baseline")
-    at.number_input(key="cb_T").set_value(600).run()
+    at.number_input(key="T").set_value(600).run()
     assert not at.exception and not errors(at)
     assert array(charts(at)["regret"]["data"][0]["x"]).max() == 600
     assert "600 rounds" in ran(at) and sentence(at, "At T = 600")
 
 
 def test_problem_switch_changes_the_shape():
-    at = page(cb_policies_clb=["gencb"])
+    at = page(policies_clb=["gencb"])
     before = charts(at)
-    at.selectbox(key="cb_problem").select("clb").run()
+    at.selectbox(key="problem").select("clb").run()
     assert not at.exception and not errors(at)
     assert "CLB: 10 arms in R^5" in at.info[0].value and set(charts(at)) == FIGURES
     assert charts(at)["regret"] != before["regret"]
@@ -135,7 +135,7 @@ def test_problem_switch_changes_the_shape():
 def test_regret_over_horizons_is_computed_on_demand_and_kept():
     at = page()
     assert "crossover" not in charts(at)
-    at.select_slider(key="cb_horizon_factor").set_value(1).run()
+    at.select_slider(key="horizon_factor").set_value(1).run()
     button = at.button(key="cb_crossover_run")
     assert "400" in button.label
     button.click().run()
@@ -145,17 +145,17 @@ def test_regret_over_horizons_is_computed_on_demand_and_kept():
     assert array(fig["data"][0]["x"]).max() == 400
     caption = next(t for t in texts(at) if "default pulls per run" in t)
     assert "ConUCB" in caption and "μ_best − μ₀ = 0.1" in caption
-    at.slider(key="cb_zoom").set_value(20).run()  # a rerun without a click keeps the stored result
+    at.slider(key="zoom_pct").set_value(20).run()  # a rerun without a click keeps the stored result
     assert "crossover" in charts(at)
 
 
 def test_bad_input_is_an_error():
     at = page()
-    at.multiselect(key="cb_policies_cmab").set_value([]).run()
+    at.multiselect(key="policies_cmab").set_value([]).run()
     assert not at.exception and any("Policies" in m for m in errors(at))
-    at.multiselect(key="cb_policies_cmab").set_value(["gencb"])
-    at.number_input(key="cb_T").set_value(100_000)
-    at.number_input(key="cb_seeds").set_value(100).run()
+    at.multiselect(key="policies_cmab").set_value(["gencb"])
+    at.number_input(key="T").set_value(100_000)
+    at.number_input(key="seeds").set_value(100).run()
     assert not at.exception
     assert any("Rounds T" in m and "lower T or Seeds" in m and "100000" in m for m in errors(at))
     assert charts(at) == {}
@@ -166,7 +166,7 @@ def test_bad_input_is_an_error():
     uploader(at, "cb_upload").upload("bad.json", json.dumps(data).encode(), "application/json").run()
     assert not at.exception
     assert any("α (tolerated loss)" in m and "0.9" in m for m in errors(at))
-    assert at.slider(key="cb_alpha").value == pytest.approx(ConservativeSettings().alpha)
+    assert at.slider(key="alpha").value == pytest.approx(ConservativeSettings().alpha)
 
 
 def test_json_and_zip_uploads_restore_the_controls():
@@ -177,14 +177,14 @@ def test_json_and_zip_uploads_restore_the_controls():
     at.run()
     assert not at.exception and not errors(at)
     assert [s.value for s in at.success] == ["Restored the settings of run.json."]
-    assert at.slider(key="cb_alpha").value == pytest.approx(0.1)
-    assert at.toggle(key="cb_mu0_auto").value is False and at.slider(key="cb_mu0").value == pytest.approx(0.6)
+    assert at.slider(key="alpha").value == pytest.approx(0.1)
+    assert at.toggle(key="mu0_auto").value is False and at.slider(key="mu0").value == pytest.approx(0.6)
     assert at.number_input(key="base_seed").value == 3
     zipped = small_settings(alpha=0.15, base_seed=4, policies=("gencb", "ucb"))
     uploader(at, "cb_upload").upload("run.zip", bundle_of(zipped), "application/zip").run()
     assert not at.exception and not errors(at)
     assert [s.value for s in at.success] == ["Restored the settings of run.zip."]
-    assert at.slider(key="cb_alpha").value == pytest.approx(0.15) and at.toggle(key="cb_mu0_auto").value is True
+    assert at.slider(key="alpha").value == pytest.approx(0.15) and at.toggle(key="mu0_auto").value is True
     assert at.number_input(key="base_seed").value == 4
-    assert at.number_input(key="cb_T").value == 400 and at.number_input(key="cb_K").value == 12
-    assert at.multiselect(key="cb_policies_cmab").value == ["gencb", "ucb"]
+    assert at.number_input(key="T").value == 400 and at.number_input(key="K").value == 12
+    assert at.multiselect(key="policies_cmab").value == ["gencb", "ucb"]

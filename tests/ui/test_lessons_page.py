@@ -73,4 +73,4 @@ def test_the_non_linear_scene_links_to_the_non_linear_page_with_its_settings():
     link = at.get("page_link")[-1].proto
     assert link.page == "nonlinear"
     params = dict(parse_qsl(link.query_string))
-    assert params["nl_size"] == "64" and "nl_kappa_c" in params
+    assert params["size"] == "64" and "kappa_c" in params

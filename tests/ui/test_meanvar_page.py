@@ -16,12 +16,12 @@ from safebandit_core.meanvar import MVSettings
 from tests.ui.helpers import bundle_of, charts, download_labels, errors, open_boxes, open_page, uploader, warnings
 
 PAGE = "pages/meanvar.py"
-SMALL = {"mv_T": 400, "mv_seeds": 2, "mv_K": 8}
+SMALL = {"T": 400, "seeds": 2, "K": 8}
 FIGURES = {"regret", "zoom", "slack", "default_pulls", "arms", "scrub"}
 pytestmark = pytest.mark.usefixtures("fresh_caches")
 
 
-OPEN = {"mv_zoom_box": True, "mv_pulls_box": True}
+OPEN = {"zoom_pct_box": True, "mv_pulls_box": True}
 """The page's secondary sections, open: the zoomed regret and the default-arm pulls."""
 
 
@@ -66,7 +66,7 @@ def test_page_runs_shows_every_figure_and_the_constraint_verdict():
 
 def test_warning_and_condition_sentence_follow_the_threshold():
     at = page()
-    at.slider(key="mv_rho").set_value(20.0).run()
+    at.slider(key="rho").set_value(20.0).run()
     assert not at.exception
     shown = warnings(at)
     assert shown and all("28.57" in w and "NOT guaranteed" in w for w in shown)
@@ -77,18 +77,18 @@ def test_warning_and_condition_sentence_follow_the_threshold():
     assert "sufficient (Theorem 5); below it nothing is promised" in text
     held = metrics(at)["MV-CUCB: constraint"] == "held in every run"
     assert ("In this run it stayed ≥ 0 in all 2 runs" in text) == held
-    at.slider(key="mv_alpha").set_value(0.2).run()  # threshold 2/(0.2·0.7) ≈ 14.29 < 20
+    at.slider(key="alpha").set_value(0.2).run()  # threshold 2/(0.2·0.7) ≈ 14.29 < 20
     assert not warnings(at) and "so the guarantee applies" in condition(at)
-    at.slider(key="mv_mu0").set_value(0.5).run()  # threshold 2/(0.2·0.5) = 20 = ρ: not strictly above
+    at.slider(key="mu0").set_value(0.5).run()  # threshold 2/(0.2·0.5) = 20 = ρ: not strictly above
     assert any("2/(α·μ₀) = 20" in w for w in warnings(at)) and "does not apply" in condition(at)
 
 
 def test_each_control_changes_its_figure():
     at = page()
-    for key, value, chart in (("mv_rho", 60.0, "regret"), ("mv_alpha", 0.3, "slack"), ("mv_mu0", 0.5, "regret"),
-                              ("mv_zoom", 40, "zoom"), ("mv_K", 12, "arms")):
+    for key, value, chart in (("rho", 60.0, "regret"), ("alpha", 0.3, "slack"), ("mu0", 0.5, "regret"),
+                              ("zoom_pct", 40, "zoom"), ("K", 12, "arms")):
         before = charts(at)
-        widget = at.number_input(key=key) if key == "mv_K" else at.slider(key=key)
+        widget = at.number_input(key=key) if key == "K" else at.slider(key=key)
         widget.set_value(value).run()
         assert not at.exception and not errors(at)
         assert charts(at)[chart] != before[chart], f"changing {key} left the {chart} figure unchanged"
@@ -110,15 +110,15 @@ def test_uploads_restore_the_controls_or_say_what_is_wrong():
     uploader(at, "mv_upload").upload("run.json", settings.to_json(wanted).encode(), "application/json")
     at.run()
     assert not at.exception and not errors(at)
-    assert at.slider(key="mv_rho").value == pytest.approx(12.5)
-    assert at.slider(key="mv_alpha").value == pytest.approx(0.2)
+    assert at.slider(key="rho").value == pytest.approx(12.5)
+    assert at.slider(key="alpha").value == pytest.approx(0.2)
     assert at.number_input(key="base_seed").value == 2
     assert warnings(at), "ρ = 12.5 < 2/(0.2·0.6) ≈ 16.7"
     zipped = MVSettings(K=8, T=400, seeds=2, alpha=0.15, mu0=0.65, rho=40.0, base_seed=5, policies=("mvcucb",))
     uploader(at, "mv_upload").upload("run.zip", bundle_of(zipped), "application/zip").run()
     assert not at.exception and not errors(at)
     assert "Restored the settings of run.zip." in [s.value for s in at.success]
-    assert at.slider(key="mv_rho").value == pytest.approx(40.0)
-    assert at.slider(key="mv_mu0").value == pytest.approx(0.65)
+    assert at.slider(key="rho").value == pytest.approx(40.0)
+    assert at.slider(key="mu0").value == pytest.approx(0.65)
     assert at.number_input(key="base_seed").value == 5
-    assert at.multiselect(key="mv_policies").value == ["mvcucb"]
+    assert at.multiselect(key="policies").value == ["mvcucb"]

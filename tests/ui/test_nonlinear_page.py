@@ -20,7 +20,7 @@ from tests.ui.helpers import array, bundle_of, charts, download_labels, errors, 
 
 PAGE = "pages/nonlinear.py"
 SIZE, T = 16, 600
-SMALL = {"nl_size": SIZE, "nl_d": 2, "nl_T": T, "nl_seeds": 2}
+SMALL = {"size": SIZE, "d": 2, "T": T, "seeds": 2}
 FIGURES = {"regret", "violations", "sets", "candidates", "scrub"}
 ROUND = f"nl_round_{T}"
 pytestmark = pytest.mark.usefixtures("fresh_module_caches")
@@ -84,8 +84,8 @@ def test_set_sizes_stay_between_one_and_the_class_size():
 
 
 @pytest.mark.parametrize(("key", "value", "chart"), [
-    ("nl_tau", 0.3, "violations"), ("nl_delta", 0.2, "violations"), ("nl_delta_prime", 0.3, "sets"),
-    ("nl_kappa_c", 0.6, "sets"), ("nl_kappa_r", 0.6, "regret"),
+    ("tau", 0.3, "violations"), ("delta", 0.2, "violations"), ("delta_prime", 0.3, "sets"),
+    ("kappa_c", 0.6, "sets"), ("kappa_r", 0.6, "regret"),
 ])
 def test_each_slider_changes_a_chart(key, value, chart):
     at = page()
@@ -99,11 +99,11 @@ def test_each_slider_changes_a_chart(key, value, chart):
 def test_class_picker_switches_the_class(kind):
     at = page()
     before = charts(at)["candidates"]["data"]
-    at.selectbox(key="nl_class").select(kind).run()
+    at.selectbox(key="function_class").select(kind).run()
     assert not at.exception and not errors(at)
     assert set(charts(at)) == FIGURES
     assert charts(at)["candidates"]["data"] != before
-    assert ("nl_hidden" in {n.key for n in at.number_input}) == (kind == "mlp")
+    assert ("hidden" in {n.key for n in at.number_input}) == (kind == "mlp")
 
 
 def test_round_slider_moves_the_highlighted_set():
@@ -125,7 +125,7 @@ def test_round_slider_moves_the_highlighted_set():
 
 def test_no_policy_is_an_error_naming_the_field():
     at = page()
-    at.multiselect(key="nl_policies").set_value([]).run()
+    at.multiselect(key="policies").set_value([]).run()
     assert not at.exception
     assert any("**Policies** must be" in m for m in errors(at))
     assert "regret" not in charts(at)
@@ -137,9 +137,9 @@ def test_upload_restores_the_controls_and_names_a_bad_field():
                             base_seed=3)
     uploader(at, "nl_upload").upload("run.zip", bundle_of(wanted), "application/zip").run()
     assert not at.exception and not errors(at)
-    assert at.slider(key="nl_tau").value == pytest.approx(0.4)
-    assert at.selectbox(key="nl_class").value == "logistic"
-    assert at.multiselect(key="nl_policies").value == ["hpucb", "on_expectation"]
+    assert at.slider(key="tau").value == pytest.approx(0.4)
+    assert at.selectbox(key="function_class").value == "logistic"
+    assert at.multiselect(key="policies").value == ["hpucb", "on_expectation"]
     assert at.number_input(key="base_seed").value == 3
     bad = settings.to_dict(small_settings(g="power"))
     uploader(at, "nl_upload").upload("bad.json", json.dumps(bad).encode(), "application/json").run()

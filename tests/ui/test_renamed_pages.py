@@ -20,7 +20,7 @@ from safebandit_ui import registry, shell
 from tests.ui.browserkit import wait_idle
 from tests.ui.helpers import app, errors, open_page, uploader
 
-SMALL = {"mv_T": 400, "mv_seeds": 2, "mv_K": 8}
+SMALL = {"T": 400, "seeds": 2, "K": 8}
 pytestmark = pytest.mark.usefixtures("fresh_caches")
 
 
@@ -44,14 +44,14 @@ def test_each_old_url_is_registered_and_names_a_page_now():
 def test_the_old_mean_variance_url_opens_the_new_page_with_the_links_settings():
     at = app(SMALL)
     at.run()
-    at.query_params["mv_rho"] = "40"
-    at.query_params["mv_alpha"] = "0.2"
+    at.query_params["rho"] = "40"
+    at.query_params["alpha"] = "0.2"
     at._page_hash = url_paths(at)["mean_variance"]
     at.run()
     assert not at.exception and not errors(at)
     assert [t.value for t in at.title] == ["Mean-variance bandits: safe and steady"]
-    assert at.slider(key="mv_rho").value == pytest.approx(40.0)
-    assert at.slider(key="mv_alpha").value == pytest.approx(0.2)
+    assert at.slider(key="rho").value == pytest.approx(40.0)
+    assert at.slider(key="alpha").value == pytest.approx(0.2)
 
 
 def test_a_settings_file_of_kind_mv_restores_on_the_meanvar_page():
@@ -61,8 +61,8 @@ def test_a_settings_file_of_kind_mv_restores_on_the_meanvar_page():
     uploader(at, "mv_upload").upload("old.json", saved.encode(), "application/json").run()
     assert not at.exception and not errors(at)
     assert "Restored the settings of old.json." in [s.value for s in at.success]
-    assert at.slider(key="mv_rho").value == pytest.approx(40.0)
-    assert at.slider(key="mv_mu0").value == pytest.approx(0.65)
+    assert at.slider(key="rho").value == pytest.approx(40.0)
+    assert at.slider(key="mu0").value == pytest.approx(0.65)
     assert at.number_input(key="base_seed").value == 5
 
 
@@ -81,8 +81,8 @@ def test_a_browser_at_the_old_url_lands_on_the_new_one_with_its_query(server, pa
     first visit of a fresh server to an old URL shows a "page not found" note before it lands."""
     page.goto(server + "/")
     wait_idle(page)
-    page.goto(server + "/mean_variance?mv_T=400&mv_seeds=2&mv_K=8&mv_rho=40")
+    page.goto(server + "/mean_variance?T=400&seeds=2&K=8&rho=40")
     page.wait_for_url("**/meanvar?**", timeout=120_000)
     page.get_by_text("Mean-variance bandits: safe and steady").first.wait_for(timeout=120_000)
-    assert "mv_rho=40" in page.url and "mv_K=8" in page.url
+    assert "rho=40" in page.url and "K=8" in page.url
     assert page.get_by_test_id("stException").count() == 0

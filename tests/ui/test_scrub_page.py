@@ -17,9 +17,9 @@ pytestmark = pytest.mark.usefixtures("fresh_caches")
 
 PAGES = {
     "pages/dose.py": {"T": 100, "seeds": 2},
-    "pages/nonlinear.py": {"nl_T": 100, "nl_seeds": 2, "nl_size": 16},
-    "pages/conservative.py": {"cb_T": 100, "cb_seeds": 2},
-    "pages/meanvar.py": {"mv_T": 100, "mv_seeds": 2},
+    "pages/nonlinear.py": {"T": 100, "seeds": 2, "size": 16},
+    "pages/conservative.py": {"T": 100, "seeds": 2},
+    "pages/meanvar.py": {"T": 100, "seeds": 2},
 }
 
 

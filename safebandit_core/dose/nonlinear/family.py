@@ -168,9 +168,9 @@ FAMILY = M.Family(
     fields=FIELDS,
     page_spec="safebandit_ui.specs.nonlinear:SPEC",
     page="pages/nonlinear.py",
-    link_keys={"size": "nl_size", "d": "nl_d", "T": "nl_T", "seeds": "nl_seeds", "tau": "nl_tau",
-               "delta": "nl_delta", "delta_prime": "nl_delta_prime", "kappa_r": "nl_kappa_r",
-               "kappa_c": "nl_kappa_c"},
+    link_keys={"size": "size", "d": "d", "T": "T", "seeds": "seeds", "tau": "tau",
+               "delta": "delta", "delta_prime": "delta_prime", "kappa_r": "kappa_r",
+               "kappa_c": "kappa_c"},
     draws="patients and noises",
 )
 

@@ -1,7 +1,7 @@
 """The non-linear dose model's controls (:class:`~safebandit_core.fields.Field`), declared once for its page and its
 checks. The numbers it shares with the dose model keep the dose model's ranges (both are checked by the same
-rule), under their own widget keys (the page's URL parameters) and words; each range lies inside what
-:meth:`NonlinearSettings.validate` accepts."""
+rule), under the same widget keys (each field's name, also its URL parameter on this page) and their own words;
+each range lies inside what :meth:`NonlinearSettings.validate` accepts."""
 
 from __future__ import annotations
 
@@ -15,15 +15,15 @@ CLASS, RULE, NOISE, POLICIES = "The function class", "The safety rule", "Noise",
 
 
 def _dose(name: str, section: str, help: str) -> Field:
-    """The dose model's control of ``name`` under the key ``nl_<name>``, in ``section``, with ``help``."""
+    """The dose model's control of ``name`` (its key, the field's name), in ``section``, with ``help``."""
     field = next(f for f in DOSE_FIELDS if f.name == name)
-    return dataclasses.replace(field, key=f"nl_{name}", section=section, help=help, expert=False)
+    return dataclasses.replace(field, section=section, help=help, expert=False)
 
 
 FIELDS: tuple[Field, ...] = (
-    Field("size", "nl_size", "Class size |F|", 1, MAX_SIZE, 1,
+    Field("size", "size", "Class size |F|", 1, MAX_SIZE, 1,
           "Members of each class. A larger class takes longer to narrow down.", "integer", CLASS),
-    Field("hidden", "nl_hidden", "Hidden units", 1, MAX_HIDDEN, 1, "Width of the network's hidden layer.", "integer",
+    Field("hidden", "hidden", "Hidden units", 1, MAX_HIDDEN, 1, "Width of the network's hidden layer.", "integer",
           CLASS),
     _dose("d", CLASS, "Length of the context vector X_t."),
     _dose("T", CLASS, "Rounds per run."),
