@@ -172,6 +172,6 @@ def check_fits(need: int, fixed: int, device: str | None, field: str, value: int
         return
     per_unit = max(1, (need - fixed) // max(value, 1))
     largest = max(1, (have - fixed) // per_unit)
-    where = (f"this server's limit of {have / 2**20:,.0f} MB per run" if capped else "this device")
-    raise SettingsError(field, f"at most about {largest:,} with {context} on {where} "
+    where = f"within this server's limit of {have / 2**20:,.0f} MB per run" if capped else "on this device"
+    raise SettingsError(field, f"at most about {largest:,} with {context} {where} "
                                f"({need / 2**20:,.0f} MB needed)", value)
