@@ -8,7 +8,8 @@ default shapes start with the server (:mod:`safebandit_ui.warmup`), and when the
 the background work and every session's run in flight (:mod:`safebandit_ui.stopping`) so it exits 0. Pages come from
 :data:`safebandit_ui.registry.PAGES` (add a page there, one line); the shared sidebar is drawn
 here on every run, so it is the same on every page; above the page, one note names any value of the
-link that a control could not take (:mod:`safebandit_ui.links`).
+link that a control could not take, any parameter the page does not read and a page the app does not have
+(:mod:`safebandit_ui.links`).
 """
 
 import streamlit as st
@@ -24,5 +25,7 @@ warmup.start()
 
 navigation = st.navigation(registry.navigation_pages())
 links.notes_slot()  # before any widget: where values a link gets wrong are named
+links.missing_page(registry.home_title())
 shell.render_sidebar()
 navigation.run()
+links.unread()  # the link's parameters the page did not read

@@ -64,6 +64,7 @@ FORM = forms.SettingsForm(
 
 def controls(ctx: shell.RunContext) -> dict[str, Any]:
     """The sidebar: the data, its embedding and fit, the replay, restore; returns the settings fields (and file)."""
+    links.may_read(prefix="bat_")  # some controls are drawn only for some data
     v: dict[str, Any] = {"source": links.bound(st.radio, "Data", ("embedded", "upload"), key="bat_source",
                                                format_func={"embedded": "Embedded RW26 (no download)",
                                                             "upload": "Upload a .mat file"}.get)}

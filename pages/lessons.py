@@ -13,7 +13,7 @@ import streamlit as st
 
 from safebandit_core import families, lessons
 from safebandit_core.model import Run
-from safebandit_ui import live, pagekit, registry, shell
+from safebandit_ui import links, live, pagekit, registry, shell
 
 SCENE_KEY = "scene"
 STEP_KEY = "step"
@@ -27,11 +27,15 @@ INTRO = (
 )
 
 
-def from_url(key: str, options: tuple[str, ...]) -> None:
-    """Start a widget at ``?key=`` when this session has not set it (the URL holds the options' own names)."""
+def from_url(key: str, options: tuple[str, ...], what: str, shown: Any = str) -> None:
+    """Start a widget at ``?key=`` when this session has not set it (the URL holds the options' own names); a value
+    that is none of them is named, with the option (``what``, as ``shown`` names it) the widget starts at instead."""
+    wanted = links.read(key)
     if key not in st.session_state:
-        wanted = st.query_params.get(key)
         st.session_state[key] = wanted if wanted in options else options[0]
+        if wanted is not None and wanted not in options:
+            links.note(f"Ignored {links.echo(key, wanted)} from the link: there is no such {what}; showing "
+                       f"**{shown(options[0])}**.")
 
 
 def reset_step() -> None:
@@ -42,7 +46,7 @@ def reset_step() -> None:
 def pick(ctx: shell.RunContext) -> lessons.Scene:
     """The scene picker; ``?scene=<slug>`` opens a scene and follows the picker."""
     order = {s.slug: i for i, s in enumerate(lessons.SCENES, start=1)}
-    from_url(SCENE_KEY, tuple(order))
+    from_url(SCENE_KEY, tuple(order), "scene", lambda k: f"{order[k]}. {lessons.BY_SLUG[k].title}")
     slug = st.selectbox("Scene", list(order), key=SCENE_KEY, on_change=reset_step,
                         format_func=lambda k: f"{order[k]}. {lessons.BY_SLUG[k].title}",
                         help="Each scene is a fixed, small run; the sidebar's base seed and precision apply.")
@@ -123,7 +127,7 @@ def main() -> None:
     move = scene.move(runs)
     st.info(f"**The one control: {move.label}**, now {move.value(0)}. {move.why}\n\n**{move.say()}**",
             icon=":material/tune:")
-    from_url(STEP_KEY, STEPS)
+    from_url(STEP_KEY, STEPS, "step", lambda k: move.option(STEPS.index(k)))
     shown = st.radio("Show", STEPS, format_func=lambda k: move.option(STEPS.index(k)), key=STEP_KEY,
                      horizontal=True, help="The scene as set, or with the control moved (both are already computed).")
     st.query_params[STEP_KEY] = shown

@@ -64,6 +64,7 @@ FORM = forms.SettingsForm(
 
 def controls(ctx: shell.RunContext) -> dict[str, Any]:
     """The sidebar: the data, the replay's size, the dose curve and the fit's options."""
+    links.may_read(prefix="yd_")  # some controls are drawn only for some data
     v: dict[str, Any] = {"source": links.bound(st.radio, "Data", ["example", "upload"], key="yd_source",
                                                format_func={"example": "Built-in synthetic log",
                                                             "upload": "My own"}.get)}

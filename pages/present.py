@@ -67,10 +67,14 @@ def names_popover() -> Names:
 def pickers() -> tuple[str, scenarios.Scenario, Names]:
     """The top row: model, scenario, names and *Exit*; the URL's ``model``/``scenario`` win when they change."""
     models = scenarios.models()
-    asked = families.canonical(st.query_params.get(shell.MODEL_PARAM, ""))  # an older kind name in a link, too
+    given = links.read(shell.MODEL_PARAM)
+    asked = families.canonical(given or "")  # an older kind name in a link, too
     if asked in models:
         st.session_state[MODEL_KEY] = asked
     st.session_state.setdefault(MODEL_KEY, next(iter(models)))
+    if given is not None and asked not in models:
+        links.note(f"Ignored {links.echo(shell.MODEL_PARAM, given)} from the link: presentation mode has no such "
+                   f"model; showing **{models[st.session_state[MODEL_KEY]].title}**.")
     with st.container(key="present_top"):
         cols = st.columns([3.2, 4.2, 0.9, 0.8], vertical_alignment="center")
         kind = cols[0].segmented_control("Model", list(models), key=MODEL_KEY, required=True,
@@ -78,8 +82,11 @@ def pickers() -> tuple[str, scenarios.Scenario, Names]:
                                          on_change=url_param, args=(shell.MODEL_PARAM, MODEL_KEY, SCENARIO_PARAM))
         options = scenarios.of_kind(kind)
         key = f"present_scenario_{kind}"
-        st.session_state[key] = scenarios.find(kind, st.query_params.get(SCENARIO_PARAM,
-                                                                         st.session_state.get(key))).key
+        wanted = links.read(SCENARIO_PARAM)
+        st.session_state[key] = scenarios.find(kind, st.session_state.get(key) if wanted is None else wanted).key
+        if wanted is not None and wanted != st.session_state[key]:
+            links.note(f"Ignored {links.echo(SCENARIO_PARAM, wanted)} from the link: {models[kind].title} has no "
+                       f"such scenario; showing **{scenarios.find(kind, st.session_state[key]).title}**.")
         chosen = cols[1].segmented_control("Scenario", [sc.key for sc in options], key=key, required=True,
                                            format_func=lambda k: scenarios.find(kind, k).title,
                                            label_visibility="collapsed", on_change=url_param,

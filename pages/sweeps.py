@@ -105,6 +105,8 @@ def controls(ctx: shell.RunContext) -> dict[str, Any]:
     """The model, its two axes with their values, the size and the restore box (a link written with a model's
     older name first takes its current one)."""
     links.rename(old_param, {KIND_KEY: families.canonical})
+    links.may_read(*(key for f in families.FAMILIES.values() for key in (
+        f"sweep_x_{f.kind}", f"sweep_y_{f.kind}", *(values_key(f.kind, a.field) for a in f.axes))))
     kind = links.bound(st.selectbox, "Model", KINDS, key=KIND_KEY, format_func=lambda k: families.get(k).title or k,
                        help="Whose safety settings to sweep.")
     fam = families.get(kind)

@@ -9,6 +9,12 @@ one of the options, each of the options, true/false, a text within its length). 
 is taken out of the link and named in one warning at the top of the page (:func:`notes_slot`);
 the valid parts of a multi-valued parameter stay. Options may be given by their label (as the
 widget writes them) or by their plain value (``?policies=hpucb``).
+
+A link says nothing silently: a parameter given more than once to a single-valued control (the last value counts) is
+named with the value used, and at the end of the run (:func:`unread`) each parameter nothing on the page read is
+taken out and named: as not a setting of this page, or, for one the page reads under other settings
+(:func:`may_read`), as unused with the current ones. A page reads a parameter through :func:`bound`, or itself
+through :func:`read` (a model, a scene), or lets :func:`reads` count one that another part of it handles.
 """
 
 from __future__ import annotations
@@ -30,6 +36,8 @@ SHOWN_OPTIONS = 8
 """Options listed in a note before "…"."""
 TRUE_WORDS = ("true", "1", "yes", "on")
 FALSE_WORDS = ("false", "0", "no", "off")
+STREAMLIT_PARAMS = ("embed", "embed_options")
+"""Parameters Streamlit itself reads (an embedded app's frame), never named in a note."""
 _RUN = threading.local()
 """This script run's notes slot (a script thread runs one session's runs one after another)."""
 
@@ -37,9 +45,12 @@ _RUN = threading.local()
 class Rule:
     """What a widget takes from the URL: ``accept(values)`` returns (kept values, rejected values)."""
 
-    def __init__(self, what: str, accept: Callable[[list[str]], tuple[list[str], list[str]]]) -> None:
+    def __init__(self, what: str, accept: Callable[[list[str]], tuple[list[str], list[str]]],
+                 count: int | None = None) -> None:
         self.what = what
         self.accept = accept
+        self.count = count
+        """How many values the control takes (a range slider: 2); None: any number (a multi-select)."""
 
 
 def _number(text: str, whole: bool, lo: float | None, hi: float | None) -> str | None:
@@ -80,7 +91,7 @@ def numbers(whole: bool, lo: float | None, hi: float | None, count: int = 1) -> 
         return [p for p in parsed if p is not None], []
 
     what = _range_words(whole, lo, hi) if count == 1 else f"{count} values, each {_range_words(whole, lo, hi)}"
-    return Rule(what, accept)
+    return Rule(what, accept, count)
 
 
 def choices(options: Sequence[Any], format_func: Callable[[Any], Any] = str, many: bool = False,
@@ -102,7 +113,7 @@ def choices(options: Sequence[Any], format_func: Callable[[Any], Any] = str, man
 
     listed = ", ".join(labels[:SHOWN_OPTIONS]) + (", …" if len(labels) > SHOWN_OPTIONS else "")
     what = (f"any of {listed}" if many else f"one of {listed}") if labels else "empty here"
-    return Rule(what if count == 1 else f"{count} values, each one of {listed}", accept)
+    return Rule(what if count == 1 else f"{count} values, each one of {listed}", accept, None if many else count)
 
 
 def switch() -> Rule:
@@ -116,7 +127,7 @@ def switch() -> Rule:
             return ["false"], []
         return [], values[-1:]
 
-    return Rule("true or false", accept)
+    return Rule("true or false", accept, 1)
 
 
 def text(max_chars: int | None) -> Rule:
@@ -127,7 +138,7 @@ def text(max_chars: int | None) -> Rule:
             return [], values[-1:]
         return values[-1:], []
 
-    return Rule("any text" if max_chars is None else f"a text of at most {max_chars} characters", accept)
+    return Rule("any text" if max_chars is None else f"a text of at most {max_chars} characters", accept, 1)
 
 
 def _is_whole(*values: Any) -> bool:
@@ -163,11 +174,15 @@ def rule_for(widget: str, a: dict[str, Any]) -> Rule:
     raise TypeError(f"no link rule for st.{widget}")
 
 
-def _echo(key: str, value: str) -> str:
+def echo(key: str, value: str) -> str:
     """``key=value`` for a note: the value cut to :data:`ECHO` characters, shown as code (never as markdown)."""
+    return f"`{key}={_plain(value)}`"
+
+
+def _plain(value: str) -> str:
+    """``value`` cut to :data:`ECHO` characters, each unprintable character or backtick shown as ``?``."""
     cut = value if len(value) <= ECHO else value[:ECHO] + "…"
-    cut = "".join(ch if ch.isprintable() and ch != "`" else "?" for ch in cut)
-    return f"`{key}={cut}`"
+    return "".join(ch if ch.isprintable() and ch != "`" else "?" for ch in cut)
 
 
 def notes_slot() -> None:
@@ -177,12 +192,18 @@ def notes_slot() -> None:
     written where the widget is.
     """
     _RUN.run, _RUN.slot, _RUN.notes = stprivate.run_token(), st.empty(), []
+    _RUN.read, _RUN.maybe, _RUN.stems = set(), set(), ()
+
+
+def _whole_run() -> bool:
+    """Whether this is the run of the whole page whose notes slot :func:`notes_slot` reserved (not a fragment's)."""
+    token = stprivate.run_token()
+    return not stprivate.in_fragment() and token is not None and getattr(_RUN, "run", None) is token
 
 
 def note(text: str) -> None:
     """Show ``text`` among this run's notes on the link (one warning listing them all)."""
-    token = stprivate.run_token()
-    if stprivate.in_fragment() or token is None or getattr(_RUN, "run", None) is not token:
+    if not _whole_run():
         st.warning(text, icon=":material/link_off:")
         return
     _RUN.notes.append(text)
@@ -221,21 +242,86 @@ def _link_values(key: str) -> list[str] | None:
     return stprivate.link_values(key)
 
 
+def reads(*keys: str) -> None:
+    """Count ``keys`` as read in this run (:func:`unread` leaves them alone): a part of the page handles them itself."""
+    if _whole_run():
+        _RUN.read.update(keys)
+
+
+def may_read(*keys: str, prefix: str = "") -> None:
+    """Declare ``keys`` (and every key starting with ``prefix``) the page's own, read under some settings or while a
+    section is open: left unread in this run, each is named as unused now rather than as not a setting of this
+    page."""
+    if _whole_run():
+        _RUN.maybe.update(keys)
+        _RUN.stems += (prefix,) if prefix else ()
+
+
+def _repeated(key: str, values: list[str], used: list[str]) -> None:
+    """Name a parameter a single-valued control got more often than it takes, and the value(s) it used."""
+    shown = ", ".join(echo(key, v) for v in used)
+    note(f"`{key}` is given {len(values)} times; used {shown}." if used else
+         f"`{key}` is given {len(values)} times; only the last counts.")
+
+
+def read(key: str) -> str | None:
+    """The value the link gives ``key``, a parameter the page reads itself (no control of this module reads it): the
+    last one, with a note when it is given more than once; None when the link has none."""
+    values = list(st.query_params.get_all(key))
+    reads(key)
+    if not values:
+        return None
+    if len(values) > 1:
+        _repeated(key, values, values[-1:])
+    return values[-1]
+
+
+def unread() -> None:
+    """Take each parameter of the link that nothing on this page read in this run out of the link, and name it
+    (``app.py`` calls this once the page is drawn); nothing in a fragment's rerun, which reads only its own part."""
+    if not _whole_run():
+        return
+    for name in stprivate.link_names():
+        if name in _RUN.read or name.lower() in STREAMLIT_PARAMS:
+            continue
+        values = _link_values(name) or [""]
+        _set_link(name, [])
+        if name in _RUN.maybe or any(name.startswith(stem) for stem in _RUN.stems):
+            note(f"Ignored {echo(name, values[-1])} from the link: its control is not shown with the current "
+                 "settings (or its section is closed).")
+        else:
+            note(f"Ignored {echo(name, values[-1])} from the link: it is not a setting of this page.")
+
+
+def missing_page(opened: str) -> None:
+    """Name the page a link asked for when the app has no such page and navigation opened ``opened`` instead."""
+    asked = stprivate.page_not_found()
+    if asked is None:
+        return
+    what = f"There is no page `/{_plain(asked)}` in this app" if asked else "The link's page is not in this app"
+    note(f"{what}; opened **{opened}** instead.")
+
+
 def check(key: str, label: str, rule: Rule, clearable: bool = False) -> None:
-    """Check the link's value for ``key`` against ``rule``: drop what fails (with a note), normalise what passes."""
+    """Check the link's value for ``key`` against ``rule``: drop what fails (with a note), normalise what passes,
+    and name a value given more often than the control takes."""
+    reads(key)
     values = _link_values(key)
     if values is None:
         return
     if all(v == "" for v in values):
         if not clearable:
             _set_link(key, [])
-            note(f"Ignored {_echo(key, '')} from the link: **{label}** is {rule.what}.")
+            note(f"Ignored {echo(key, '')} from the link: **{label}** is {rule.what}.")
         return
-    kept, bad = rule.accept([v for v in values if v != ""])
+    given = [v for v in values if v != ""]
+    kept, bad = rule.accept(given)
+    if rule.count is not None and len(values) > rule.count:
+        _repeated(key, values, given[-rule.count:] if kept else [])
     if kept != values:
         _set_link(key, kept)
     for value in bad:
-        note(f"Ignored {_echo(key, value)} from the link: **{label}** is {rule.what}.")
+        note(f"Ignored {echo(key, value)} from the link: **{label}** is {rule.what}.")
 
 
 def _clearable(widget: str, a: dict[str, Any]) -> bool:

@@ -90,8 +90,10 @@ class Spec:
       zip holds (default: ``figures``);
     - ``opening``: the view state ``layout`` returns while the page's controls are untouched, under which the
       warm-up makes the opening charts (:func:`warm_charts`);
-    - ``old_keys``: the URL parameters the page read under an older name, each with its name now (a link shared
-      before the rename opens the same view: :func:`.links.rename` moves them before any control reads them).
+    - ``keys``: the URL parameters of its own controls beyond its fields (the problem, the policies, a zoom), some
+      drawn only under some settings or in an open section; ``old_keys``: the URL parameters the page read under
+      an older name, each with its name now (a link shared before the rename opens the same view:
+      :func:`.links.rename` moves them before any control reads them).
     """
 
     section: str
@@ -116,6 +118,7 @@ class Spec:
     key_prefix: str = ""
     saved_figures: Callable[[Any, Views, Any], Mapping[str, go.Figure]] | None = None
     opening: Any = None
+    keys: tuple[str, ...] = ()
     old_keys: Mapping[str, str] = dataclasses.field(default_factory=dict)
 
 
@@ -255,6 +258,7 @@ def _render(kind: str, title: str, intro: str) -> None:
     family = families.get(kind)
     spec = spec_of(family)
     links.rename(spec.old_keys.get)
+    links.may_read(*(f.key for f in family.fields), *spec.keys)
     form = settings_form(family, spec)
     ctx, values = pagekit.page_start(title, intro, spec.section,
                                      lambda c: sidebar(family, spec, form, c))

@@ -79,6 +79,11 @@ MOVED: dict[str, str] = {"mean_variance": "pages/meanvar.py", "your_data": "page
 to the new one with the link's query parameters."""
 
 
+def home_title(pages: tuple[PageSpec, ...] = PAGES) -> str:
+    """The menu title of the default page (where a link to a page the app does not have lands)."""
+    return next(p.title for p in pages if p.default)
+
+
 def page_of_kind(kind: str) -> str:
     """The page that takes a settings kind back (a restore, a bundle's README, a lesson's link): the registry's
     (:func:`safebandit_core.families.page_of`); empty when none."""

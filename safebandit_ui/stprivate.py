@@ -1,6 +1,6 @@
 """Every private Streamlit call the app makes, in one place, behind a check of the installed version.
 
-Streamlit has no public call for four things the app needs:
+Streamlit has no public call for five things the app needs:
 
 - amending the URL snapshot a bound widget is seeded from (:mod:`safebandit_ui.links` drops or rewrites a link's
   value before the widget reads it): the query parameters' ``_initial_query_params``, ``_query_params`` and
@@ -9,7 +9,9 @@ Streamlit has no public call for four things the app needs:
   script run context's ``cursors`` and ``fragment_ids_this_run``;
 - the running page's file (the presentation switch names the page's model): ``pages_manager`` and
   ``page_script_hash``;
-- whether Streamlit runs a page file on its own, outside ``app.py`` (``PagesManager.uses_pages_directory``).
+- whether Streamlit runs a page file on its own, outside ``app.py`` (``PagesManager.uses_pages_directory``);
+- the page a run asked for when navigation found none such and ran the default page (a link's note names it):
+  ``PagesManager.intended_page_script_hash`` and ``intended_page_name``.
 
 The module checks, on import, that the installed Streamlit is a release these were read from (:data:`TESTED`) and
 that every name above exists; anything else raises :class:`StreamlitChanged` naming what moved, so an upgrade
@@ -31,6 +33,7 @@ TESTED = ((1, 60), (1, 69))
 """The Streamlit releases (major, minor), both ends included, whose internals this module was read from."""
 QUERY_FIELDS = ("_initial_query_params", "_query_params", "_send_query_param_msg", "remove_param")
 CONTEXT_FIELDS = ("cursors", "fragment_ids_this_run", "pages_manager", "page_script_hash")
+PAGES_FIELDS = ("intended_page_script_hash", "intended_page_name")
 
 
 class StreamlitChanged(RuntimeError):
@@ -57,6 +60,7 @@ def problems() -> list[str]:
 
     fields = set(getattr(ScriptRunContext, "__dataclass_fields__", {})) | set(dir(ScriptRunContext))
     found += [f"ScriptRunContext.{name} is gone" for name in CONTEXT_FIELDS if name not in fields]
+    found += [f"PagesManager.{name} is gone" for name in PAGES_FIELDS if not hasattr(PagesManager, name)]
     if not isinstance(getattr(PagesManager, "uses_pages_directory", None), (bool, type(None))):
         found.append("PagesManager.uses_pages_directory is no longer a flag")
     return found
@@ -92,6 +96,22 @@ def page_script() -> str | None:
 def runs_page_alone() -> bool:
     """Whether Streamlit is running a page file on its own, as an old-style page folder (no ``st.navigation`` yet)."""
     return bool(getattr(PagesManager, "uses_pages_directory", False))
+
+
+def page_not_found() -> str | None:
+    """The page this run asked for when navigation has no such page and runs the default one instead: its URL path
+    (``no_such_page``; empty when asked by an id, as a stale menu link does); None when it was found, or none asked."""
+    ctx = get_script_run_ctx()
+    if ctx is None:
+        return None
+    manager = ctx.pages_manager
+    pages = manager.get_pages()
+    asked_id, asked_name = manager.intended_page_script_hash, manager.intended_page_name
+    if asked_id:
+        return None if asked_id in pages else asked_name or ""
+    if asked_name:
+        return None if any(p.get("url_pathname") == asked_name for p in pages.values()) else asked_name
+    return None
 
 
 def link_names() -> list[str]:

@@ -24,8 +24,9 @@ DEFAULT = ConservativeSettings()
 MAX_ROWS, HORIZON_ROWS = 3_000_000, 20_000_000
 PROBLEM_KEY, AUTO_KEY, POLICIES_KEY = "problem", "mu0_auto", "policies_{}"
 ZOOM_KEY, HORIZON_KEY = "zoom_pct", "horizon_factor"
-OLD_KEYS = {f"cb_{key}": key for key in (*(f.key for f in CONTROLS), PROBLEM_KEY, AUTO_KEY, ZOOM_KEY, HORIZON_KEY,
-                                        *(POLICIES_KEY.format(p) for p in cb.PROBLEMS))}
+KEYS = (PROBLEM_KEY, AUTO_KEY, ZOOM_KEY, HORIZON_KEY, *(POLICIES_KEY.format(p) for p in cb.PROBLEMS))
+"""The URL parameters of the page's controls beyond its fields."""
+OLD_KEYS = {f"cb_{key}": key for key in (*(f.key for f in CONTROLS), *KEYS)}
 """The link parameters of before the keys took their fields' names (``cb_T``), each with the name it has now."""
 FIELDS = ["slack", "cum_regret", "cum_reward", "default_pulls", "baseline_line"]
 
@@ -218,6 +219,7 @@ SPEC = model_page.Spec(
     steps=tools.conservative_steps,
     stem=lambda s: f"conservative_{s.problem}_T{s.T}_K{s.K}_seed{s.base_seed}",
     key_prefix="cb_",
+    keys=KEYS,
     old_keys=OLD_KEYS,
     opening=float(pagekit.ZOOM_DEFAULT),
 )

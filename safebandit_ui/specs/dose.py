@@ -172,6 +172,7 @@ SPEC = model_page.Spec(
     section="Dose model",
     model="the dose model",
     upload_key="dose_upload",
+    keys=("g", "band", "policies"),
     sidebar=("The safety rule", "Noise and size", CURVE, POLICIES),
     extras={CURVE: curve_section, POLICIES: policies_section},
     field_names={"g": "Dose curve g"},

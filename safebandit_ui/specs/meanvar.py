@@ -186,6 +186,7 @@ SPEC = model_page.Spec(
     sections=(summary_table,),
     stem=lambda s: f"meanvar_T{s.T}_K{s.K}_rho{s.rho:g}_seed{s.base_seed}",
     key_prefix="mv_",
+    keys=(POLICIES_KEY, ZOOM_KEY),
     old_keys=OLD_KEYS,
     opening=float(pagekit.ZOOM_DEFAULT),
 )

@@ -185,6 +185,7 @@ SPEC = model_page.Spec(
     texts=texts,
     sections=(candidates,),
     steps=tools.dose_steps,
+    keys=(CLASS_KEY, POLICIES_KEY),
     old_keys=OLD_KEYS,
     stem=lambda s: f"nonlinear_{s.function_class}_F{s.size}_T{s.T}_d{s.d}_seed{s.base_seed}",
 )

@@ -70,3 +70,11 @@ def test_no_module_but_the_guarded_one_imports_a_private_streamlit_module():
                for f in files if f.name != "stprivate.py"}
     assert {f: mods for f, mods in private.items() if mods} == {}
     assert streamlit_imports(ROOT / "safebandit_ui" / "stprivate.py") - PUBLIC, "the guarded module reaches nothing"
+
+
+def test_a_moved_page_intent_is_named(monkeypatch):
+    """The page a run asked for (read to name a link to a page the app does not have) is checked like the rest."""
+    from streamlit.runtime.pages_manager import PagesManager
+
+    monkeypatch.delattr(PagesManager, "intended_page_name")
+    assert "PagesManager.intended_page_name is gone" in stprivate.problems()
