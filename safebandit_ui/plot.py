@@ -8,8 +8,12 @@ it, else the installed plotly package's own full ``plotly.min.js`` (:func:`sourc
 figure changed, and draws the charts in view before the others, which follow when the browser is idle or as soon as
 they are scrolled into view.
 
-The look follows Streamlit's light theme (:data:`THEME`, the fonts and greys of the page around it). Where the
-plotly file cannot be put next to the app (a read-only install), :func:`chart` falls back to ``st.plotly_chart``.
+The look follows the page's theme. In a light theme it is :data:`THEME` (the fonts and greys of Streamlit's light
+page). In a dark one the browser lays :data:`DARK` over the template, in colours it reads from the theme's CSS
+variables (Streamlit gives them to every component), and turns dark greys light (:data:`JS`): a visitor who picks a
+theme in the page's settings, or whose system prefers dark, sees every chart follow at once, with no figure sent
+again. Where the plotly file cannot be put next to the app (a read-only install), :func:`chart` falls back to
+``st.plotly_chart`` with Streamlit's own theme.
 """
 
 from __future__ import annotations
@@ -48,7 +52,8 @@ FULL_CLASS = "sb-full"
 """The class of a chart's box while it is shown fullscreen (its mode bar's button; Esc or the button again leaves)."""
 FULL_PAD = 24
 """Pixels around a chart shown fullscreen (the box's padding here, the chart's size in the script)."""
-CSS = (f".{BOX_CLASS}.{FULL_CLASS} {{position: fixed; inset: 0; z-index: 1000100; background: #ffffff; "
+CSS = (f".{BOX_CLASS}.{FULL_CLASS} {{position: fixed; inset: 0; z-index: 1000100; "
+       f"background: var(--st-background-color, #ffffff); "
        f"padding: {FULL_PAD}px; box-sizing: border-box; overflow: auto;}}")
 """A box shown fullscreen covers the window, Streamlit's header included."""
 
@@ -82,6 +87,25 @@ THEME: dict[str, Any] = {
 is hidden for passing the chart's edge (``ticklabeloverflow``): automargin makes room for it (the horizon's label at the
 right end of a wide chart's round axis, which plotly's default hid), and that default measures every label of every
 axis at each drawing, about 30 ms of a knob step's four charts on a 2-core machine."""
+
+DARK: dict[str, Any] = {
+    "font": {"color": "text"},
+    "title": {"font": {"color": "heading"}},
+    "legend": {"title": {"font": {"color": "text"}}, "font": {"color": "heading"}},
+    "paper_bgcolor": "clear",
+    "plot_bgcolor": "clear",
+    **{axis: {"zerolinecolor": "grid", "gridcolor": "grid", "tickcolor": "grid", "title": {"font": {"color": "text"}},
+              "tickfont": {"color": "text"}} for axis in ("xaxis", "yaxis")},
+    "hoverlabel": {"bgcolor": "hover", "bordercolor": "grid", "font": {"color": "heading"}},
+}
+"""What a dark theme lays over :data:`THEME`'s colours, by role, each filled in the browser from the theme
+(:data:`DARK_ROLES`): the chart's background is the page's own (transparent), its words the theme's text colour."""
+DARK_ROLES = {"heading": 1.0, "text": 0.6, "grid": 0.12}
+"""The roles of :data:`DARK` drawn in the theme's text colour, with this opacity (headings and legend entries full,
+tick labels and axis titles faded like Streamlit's own captions, the grid faint); ``clear`` is transparent and
+``hover`` the theme's secondary background."""
+DARK_BELOW = 0.5
+"""A theme is dark when its background's luma (0 black to 1 white) is below this."""
 
 _FILLS = {
     1: ["#0068c9", "#83c9ff", "#ff2b2b", "#ffabab", "#29b09d", "#7defa1", "#ff8700", "#ffd16a", "#6d3fc0", "#d5dae5"],
@@ -119,7 +143,7 @@ CONFIG = {"displaylogo": False, "responsive": True, "showSendToCloud": False}
 """Plotly's options for every chart; a chart's own ``config`` is laid over them. No "Share chart" button: plotly.js 4
 shows one by default, which would send the chart to plotly's cloud service."""
 
-JS = """
+JS = r"""
 const NEAR = 200;  // px around the viewport that count as in view
 
 function shared(script) {
@@ -153,6 +177,83 @@ function shared(script) {
 function shown(div) {
   const r = div.getBoundingClientRect();
   return r.width > 0 && r.bottom > -NEAR && r.top < window.innerHeight + NEAR;
+}
+
+const DARK = @DARK@;  // what a dark theme lays over the template, colours by role
+const DARK_ROLES = @ROLES@;  // the roles drawn in the theme's text colour, with their opacity
+const DARK_BELOW = @BELOW@;  // a background darker than this luma makes the theme dark
+
+function rgbOf(colour) {
+  const c = (colour || "").trim();
+  let m = /^#([0-9a-f])([0-9a-f])([0-9a-f])$/i.exec(c);
+  if (m) return { rgb: [m[1], m[2], m[3]].map((h) => parseInt(h + h, 16)), alpha: 1 };
+  m = /^#([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})?$/i.exec(c);
+  if (m) return { rgb: [m[1], m[2], m[3]].map((h) => parseInt(h, 16)), alpha: m[4] ? parseInt(m[4], 16) / 255 : 1 };
+  m = /^rgba?\(\s*([\d.]+)[\s,]+([\d.]+)[\s,]+([\d.]+)(?:[\s,/]+([\d.]+))?\s*\)$/i.exec(c);
+  if (m) return { rgb: [m[1], m[2], m[3]].map(Number), alpha: m[4] === undefined ? 1 : Number(m[4]) };
+  return null;
+}
+
+function luma(rgb) {
+  return (0.2126 * rgb[0] + 0.7152 * rgb[1] + 0.0722 * rgb[2]) / 255;
+}
+
+function rgba(rgb, alpha) {
+  return "rgba(" + rgb.map(Math.round).join(",") + "," + alpha + ")";
+}
+
+// The page's theme as a chart draws it: null in a light theme (the template as it is), else the colour of each role
+// of DARK, from the CSS variables Streamlit sets around every component
+function look(el) {
+  const css = getComputedStyle(el);
+  const bg = rgbOf(css.getPropertyValue("--st-background-color"));
+  const text = rgbOf(css.getPropertyValue("--st-text-color"));
+  if (!bg || !text || luma(bg.rgb) >= DARK_BELOW) return null;
+  const colours = { clear: "rgba(0,0,0,0)",
+                    hover: css.getPropertyValue("--st-secondary-background-color").trim() || rgba(bg.rgb, 1) };
+  for (const [role, alpha] of Object.entries(DARK_ROLES)) colours[role] = rgba(text.rgb, alpha);
+  return { key: JSON.stringify(colours), colours: colours };
+}
+
+function laid(over, colours) {
+  if (typeof over === "string") return colours[over];
+  return Object.fromEntries(Object.entries(over).map(([k, v]) => [k, laid(v, colours)]));
+}
+
+function merged(base, over) {
+  const out = Object.assign({}, base);
+  for (const [k, v] of Object.entries(over)) {
+    const b = out[k];
+    out[k] = v && typeof v === "object" && b && typeof b === "object" && !Array.isArray(b) ? merged(b, v) : v;
+  }
+  return out;
+}
+
+// A neutral grey that would vanish on a dark page, turned into its mirror image (black lines become near white); a
+// light grey background (an annotation's box) likewise becomes a dark one
+function mirrored(key, value) {
+  const c = rgbOf(value);
+  if (!c || Math.max(...c.rgb) - Math.min(...c.rgb) > 8) return value;
+  if (luma(c.rgb) >= 0.5 && key !== "bgcolor") return value;
+  return rgba(c.rgb.map((v) => 255 - v), c.alpha);
+}
+
+function turned(node, key) {
+  if (typeof node === "string") return mirrored(key, node);
+  if (Array.isArray(node)) return node.map((v) => turned(v, key));
+  if (!node || typeof node !== "object") return node;
+  return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, k === "template" ? v : turned(v, k)]));
+}
+
+// The figure in the page's theme: a dark one lays DARK over the template and turns the figure's dark greys light
+function themed(fig, theme) {
+  if (!theme) return fig;
+  const out = turned(fig, "");
+  const template = (fig.layout && fig.layout.template) || {};
+  out.layout = Object.assign({}, out.layout || {}, {
+    template: Object.assign({}, template, { layout: merged(template.layout || {}, laid(DARK, theme.colours)) }),
+  });
+  return out;
 }
 
 const FULL_CLASS = "@FULL@";
@@ -238,9 +339,12 @@ export default function (component) {
     tab.seen.observe(gd);
     tab.sized.observe(gd);
   }
-  if (gd.__sbSpec === data.spec) return forget;
+  const theme = look(parentElement);
+  const seen = theme ? theme.key : "light";
+  if (gd.__sbSpec === data.spec && gd.__sbLook === seen) return forget;  // called again for a new theme, too
   gd.__sbSpec = data.spec;
-  const fig = JSON.parse(data.spec);
+  gd.__sbLook = seen;
+  const fig = themed(JSON.parse(data.spec), theme);
   const layout = fig.layout || {};
   const title = layout.title;
   if (title && typeof title.text === "string" && !title.text.startsWith("<b>")) {
@@ -251,9 +355,12 @@ export default function (component) {
   if (shown(gd)) draw(tab, gd); else later(tab, gd);
   return forget;
 }
-""".replace("BOX", BOX_CLASS).replace("@FULL@", FULL_CLASS).replace("@PAD@", str(FULL_PAD))
-"""The element's browser side: one plotly per tab; a new figure drawn at once in view, else when idle or seen. Its
-returned function, run when the chart leaves the page (another page, a new key), stops watching its box."""
+""".replace("BOX", BOX_CLASS).replace("@FULL@", FULL_CLASS).replace("@PAD@", str(FULL_PAD)).replace(
+    "@DARK@", json.dumps(DARK)).replace("@ROLES@", json.dumps(DARK_ROLES)).replace("@BELOW@", repr(DARK_BELOW))
+"""The element's browser side: one plotly per tab; a new figure drawn at once in view, else when idle or seen, in
+the page's theme (Streamlit calls it again with the same figure when the visitor picks another theme: it is drawn
+again only then). Its returned function, run when the chart leaves the page (another page, a new key), stops
+watching its box."""
 
 NAME = "safebandit.plot"
 """The element's name among the app's components."""
@@ -334,7 +441,7 @@ def chart(container: Any, fig: Any, key: str, **kwargs: Any) -> Any:
     sends: :meth:`.pagekit.Serialised.text`), else with ``st.plotly_chart`` (``kwargs`` as there; the own element
     reads ``config``)."""
     if not served():
-        return container.plotly_chart(fig, key=key, **kwargs)
+        return container.plotly_chart(fig, key=key, **{"theme": "streamlit", **kwargs})
     with contextlib.nullcontext() if container is st else container:
         return _ELEMENT(key=key, data={"spec": fig.text(), "config": {**CONFIG, **(kwargs.get("config") or {})},
                                         "script": f"app/static/{SCRIPT}"})
