@@ -4,7 +4,8 @@ One router over the registry: each family's command (its ``command`` and ``cli``
 (:data:`safebandit_core.families.TOOLS`), then :data:`OTHER_COMMANDS`. Each subcommand module exposes
 ``HELP`` (one line), ``add_arguments(parser)`` and ``run(args) -> int``, built from the shared helpers of
 :mod:`safebandit_core.clikit`: this router imports the command modules, never the reverse. Bad input exits with
-code 2 and one line naming the flag and its allowed range; never a traceback.
+code 2 and one line naming the flag and its allowed range; never a traceback. Every command's ``--help`` shows each
+flag's default (:class:`~safebandit_core.clikit.DefaultsFormatter`).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from collections.abc import Sequence
 from typing import Any, NoReturn
 
 from . import outputs
-from .clikit import CliError, settings_error_line
+from .clikit import CliError, DefaultsFormatter, settings_error_line
 from .settings import SettingsError
 
 OTHER_COMMANDS: dict[str, str] = {"devices": "safebandit_core.devices_cli",
@@ -121,7 +122,8 @@ def build_parser(prog: str = PROG, extra: Sequence[Any] = ()) -> argparse.Argume
                                 metavar="{" + ",".join(name for name, _ in every) + "}")
     aliases = command_aliases()
     for name, mod in every:
-        p = sub.add_parser(name, help=mod.HELP, description=mod.HELP, aliases=aliases.get(name, ()))
+        p = sub.add_parser(name, help=mod.HELP, description=mod.HELP, aliases=aliases.get(name, ()),
+                           formatter_class=DefaultsFormatter)
         mod.add_arguments(p)
         p.set_defaults(_module=mod)
     return parser

@@ -10,9 +10,11 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import math
 import os
+import re
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -41,23 +43,114 @@ def settings_error_line(err: SettingsError, flags: dict[str, str] | None = None)
     return f"error: {flag} must be {err.allowed}{shown}"
 
 
+class DefaultsFormatter(argparse.HelpFormatter):
+    """``--help`` with every flag's default: " (default: X)" appended to a help that does not state one already
+    ("off" for a switch, "not given" for a flag whose absence means something its help explains)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        if not action.option_strings or action.default is argparse.SUPPRESS or _STATES_DEFAULT.search(text):
+            return text
+        if isinstance(action, (argparse._StoreTrueAction, argparse._StoreFalseAction)):
+            shown = "on" if action.default else "off"
+        elif action.default is None:
+            shown = "not given"
+        else:
+            shown = "%(default)s"
+        return f"{text} (default: {shown})"
+
+
+_STATES_DEFAULT = re.compile(r"\(default\b|\bdefault:|%\(default\)")
+
+SIGNIFICANT = 4
+"""Significant digits of a number in a readable table (JSON prints every digit)."""
+NO_SPREAD = "one seed: no spread (a standard deviation and a 95 % interval need at least 2 seeds)"
+"""What the readable summary says instead of a spread measured on one seed (its JSON has null there)."""
+_PERCENT_ENDS = ("_rate", "_share")
+
+
+def is_percent(key: str) -> bool:
+    """Whether a summary figure is a share of rounds or runs, shown in percent (``violation_rate``, ...)."""
+    base = key.removesuffix("_ci95").removesuffix("_mean").removesuffix("_std")
+    return base.endswith(_PERCENT_ENDS)
+
+
+def number_text(value: float, digits: int = SIGNIFICANT, trim: bool = False) -> str:
+    """A float with ``digits`` significant digits, in fixed point with thousands separators from 10⁻⁴ up to 10⁹
+    (``29,755``, ``1.605``, ``0.01230``), in scientific notation outside; ``trim`` drops trailing zeros (a setting
+    given as 0.1 reads 0.1, not 0.1000)."""
+    if not math.isfinite(value):
+        return str(value)
+    if value == 0:
+        return "0"
+    magnitude = math.floor(math.log10(abs(value)))
+    if -4 <= magnitude < 9:
+        text = f"{value:,.{max(0, digits - 1 - magnitude)}f}"
+        if trim and "." in text:
+            text = text.rstrip("0").rstrip(".")
+        return text if float(text.replace(",", "")) != 0 else "0"
+    return f"{value:.{digits - 1}e}"
+
+
+def cell_text(key: str, value: Any, trim: bool = False) -> str:
+    """One value of a summary row as a table shows it: shares in percent with one decimal, other floats with
+    :data:`SIGNIFICANT` digits (trailing zeros dropped with ``trim``), whole numbers with separators, a ``_ci95``
+    pair as ``[low, high]``, yes/no, "—" for null."""
+    if value is None:
+        return "—"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(cell_text(key.removesuffix("_ci95"), v) for v in value) + "]"
+    if isinstance(value, int):
+        return f"{value:,}"
+    if isinstance(value, float):
+        return f"{100 * value:.1f} %" if is_percent(key) else number_text(value, trim=trim)
+    return str(value)
+
+
+def table(rows: Sequence[Sequence[str]], header: Sequence[str], indent: str = "  ", left: int = 1) -> list[str]:
+    """An aligned text table: the header, a rule, then the rows; the first ``left`` columns (names) left-aligned,
+    the others (numbers) right-aligned, two spaces between columns."""
+    widths = [max(len(str(c)) for c in col) for col in zip(header, *rows, strict=True)]
+
+    def line(cells: Sequence[str]) -> str:
+        parts = [str(c).ljust(w) if i < left else str(c).rjust(w) for i, (c, w) in enumerate(zip(cells, widths,
+                                                                                                  strict=True))]
+        return (indent + "  ".join(parts)).rstrip()
+
+    return [line(header), indent + "  ".join("-" * w for w in widths), *(line(r) for r in rows)]
+
+
+def summary_lines(summary: Mapping[str, Any]) -> list[str]:
+    """The readable form of a ``--json`` object: one table row per policy (per cell) of ``rows`` (spreads left out,
+    with :data:`NO_SPREAD`, when the run has one seed), then the command's own figures as a two-column table."""
+    rows = [r for r in summary.get("rows", []) if isinstance(r, dict)]
+    one_seed = summary.get("seeds") == 1
+    keys: list[str] = []
+    for r in rows:
+        keys += [k for k, v in r.items() if k not in keys and k not in ("policy", "label") and not isinstance(v, dict)
+                 and not (one_seed and jsondoc.is_spread(k))]
+    out = []
+    if rows:
+        out += table([[r.get("label", r.get("policy", "")), *(cell_text(k, r.get(k)) for k in keys)] for r in rows],
+                     ["policy", *keys])
+    if rows and one_seed:
+        out.append(f"  {NO_SPREAD}")
+    own = [(k, v) for k, v in summary.items() if k not in ("kind", "rows") and not isinstance(v, (dict, list))]
+    if own:
+        out += [""] + table([[k, cell_text(k, v, trim=True)] for k, v in own], ["", ""], left=2)[2:]
+    return out
+
+
 def emit(summary: dict[str, Any], as_json: bool, text_lines: Sequence[str] = ()) -> None:
-    """Print a summary: exactly one JSON document with ``--json`` (:mod:`safebandit_core.jsondoc`), readable lines
-    otherwise (one per key, one per row)."""
+    """Print a summary: exactly one JSON document with ``--json`` (:mod:`safebandit_core.jsondoc`), otherwise the
+    ``text_lines`` and :func:`summary_lines` (one aligned table, sensible digits)."""
     if as_json:
         print(json.dumps(summary, default=_json_default))
         return
-    for line in text_lines:
+    for line in (*text_lines, *summary_lines(summary)):
         print(line)
-    for k, v in summary.items():
-        if isinstance(v, dict):  # the settings object: JSON's business (--json), not a readable line
-            continue
-        if isinstance(v, list) and v and isinstance(v[0], dict):
-            for sub in v:
-                print(f"  {sub.get('label', k)}: " + ", ".join(f"{a}={b}" for a, b in sub.items()
-                                                           if a != "label" and not isinstance(b, dict)))
-            continue
-        print(f"  {k}: {v}")
 
 
 def _json_default(obj: Any) -> Any:

@@ -6,7 +6,8 @@
 (:func:`safebandit_core.sweep.run_sweep`), sharded over every device, and with the flags of
 :func:`safebandit_core.clikit.add_distributed_flags` over several processes or machines.
 
-It prints one line per (cell, policy); with ``--json`` exactly one JSON object of the schema of
+It prints an aligned table, one row per (cell, policy) (:func:`safebandit_core.clikit.table`); with ``--json``
+exactly one JSON object of the schema of
 :mod:`safebandit_core.jsondoc`: ``{kind: "sweep", T, seeds, device, precision, seconds, rows, model, x, y,
 cells, policies, processes, files}`` where ``rows`` are :func:`safebandit_core.sweep.cell_summary`'s
 (``cell``, the two axes, ``policy``, ``label``, ``cum_regret_mean``, ``cum_regret_std``, ``cum_regret_ci95``,
@@ -129,13 +130,15 @@ def run(args: argparse.Namespace) -> int:
         print(f"sweep of the {spec.kind} model: {doc['cells']} cells ({symbol(fx)} × {symbol(fy)}) × "
               f"{len(doc['policies'])} policies × {doc['seeds']} seeds × T = {doc['T']:,} on {doc['device']} "
               f"({doc['precision']}): {doc['seconds']:.2f} s")
-        for r in doc["rows"]:
-            cell = f"{symbol(fx)}={r[fx]:g}, {symbol(fy)}={r[fy]:g}"
-            extra = f"  violations {r['violation_rate']:.4%}" if "violation_rate" in r else \
-                f"  min slack {r['min_slack']:.4g}"
-            lo, hi = r["cum_regret_ci95"]
-            print(f"  {cell:<24} {r['label']:<15} regret {r['cum_regret_mean']:.4g} "
-                  f"[{lo:.4g}, {hi:.4g}]{extra}  {'safe' if r['safe'] else 'UNSAFE'}")
+        figures = ["cum_regret_mean", *(["cum_regret_ci95"] if doc["seeds"] > 1 else []),
+                   "violation_rate" if any("violation_rate" in r for r in doc["rows"]) else "min_slack"]
+        cells = [[f"{symbol(fx)}={r[fx]:g}, {symbol(fy)}={r[fy]:g}", r["label"],
+                  *(clikit.cell_text(k, r.get(k)) for k in figures), "safe" if r["safe"] else "UNSAFE"]
+                 for r in doc["rows"]]
+        for line in clikit.table(cells, ["cell", "policy", *figures, "safe"], left=2):
+            print(line)
+        if doc["seeds"] == 1:
+            print(f"  {clikit.NO_SPREAD}")
         for f in doc.get("files", []):
             print(f"wrote {f}")
     return 0
