@@ -7,6 +7,8 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from safebandit_core import jsondoc, results
 
@@ -56,3 +58,31 @@ def test_problems_name_what_breaks_the_schema():
     assert jsondoc.problems(broken) == ["T: missing or not int", "rows[0].cum_regret_std: missing or not int/float",
                                         "rows[0].cum_regret_ci95: not a [low, high] pair"]
     assert jsondoc.problems({**doc, "rows": []}) == ["rows: empty"]
+
+
+def test_one_seed_nulls_every_spread_and_nothing_else():
+    row = {"policy": "a", "label": "A", "cum_regret_mean": 7.5, "cum_regret_std": 0.0, "cum_regret_ci95": [7.5, 7.5],
+           "default_pulls_mean": 3.0, "default_pulls_std": 0.0, "default_pulls_ci95": [3.0, 3.0], "min_slack": 0.25}
+    one = jsondoc.document("conservative", 10, 1, "cpu:0", "float64", 0.1, [row])
+    assert one["rows"] == [{"policy": "a", "label": "A", "cum_regret_mean": 7.5, "cum_regret_std": None,
+                            "cum_regret_ci95": None, "default_pulls_mean": 3.0, "default_pulls_std": None,
+                            "default_pulls_ci95": None, "min_slack": 0.25}]
+    assert jsondoc.problems(one) == []
+    two = jsondoc.document("conservative", 10, 2, "cpu:0", "float64", 0.1, [row])
+    assert two["rows"] == [row] and jsondoc.problems(two) == []
+    measured = {**one, "rows": [row]}
+    assert jsondoc.problems(measured) == [f"rows[0].{k}: a spread of one seed, not null" for k in
+                                          ("cum_regret_std", "cum_regret_ci95", "default_pulls_std",
+                                           "default_pulls_ci95")]
+    assert jsondoc.problems({**two, "rows": one["rows"]})[:1] == ["rows[0].cum_regret_std: missing or not int/float"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.floats(-1e12, 1e12, allow_nan=False), min_size=1, max_size=40))
+def test_a_mean_lies_between_the_min_and_the_max(values):
+    values = np.asarray(values)
+    m = results.aggregate(values, "x")["x_mean"]
+    assert values.min() <= m <= values.max()
+    if values.size == 1:
+        assert m == values[0]
+    assert results.mean_of(np.full(7, 0.1)) == 0.1 != np.full(7, 0.1).mean()  # seven 0.1 summed, divided by 7
