@@ -177,7 +177,8 @@ def _read_step_array(source: Source) -> np.ndarray:
     try:
         mat = scipy.io.loadmat(contents, squeeze_me=True, variable_names=["data"])
     except Exception as err:  # scipy raises many types for non-MAT input
-        raise BatteryDataError(f"not a readable MAT file (MATLAB v5/v7): {err}") from err
+        raise BatteryDataError(f"not a readable MAT file (MATLAB v5/v7): {_mat_header_hint(contents) or err}") \
+            from err
     if "data" not in mat:
         raise BatteryDataError("no top-level variable 'data' in the MAT file")
     data = np.asarray(mat["data"])
@@ -211,6 +212,29 @@ def _check_inflation(contents: Source) -> None:
     if size is None:
         raise BatteryDataError(f"the file's compressed variables inflate to more than {uploads.format_size(cap)}, "
                                "the most a .mat file may hold here (NASA's files inflate about 5 times their size)")
+
+
+def _mat_header_hint(contents: Source) -> str:
+    """Why a file scipy cannot read is no MATLAB file at all, when its first bytes say so ("" when they start like
+    one: then scipy's own reason is the better one). A MATLAB v5/v7 file starts with the text ``MATLAB``."""
+    if isinstance(contents, (str, os.PathLike)):
+        with open(contents, "rb") as handle:
+            head = handle.read(128)
+    else:
+        contents.seek(0)  # _open gave it at its start; the parser has read on since
+        head = contents.read(128)
+        contents.seek(0)
+    if head.startswith(b"MATLAB"):
+        return ""
+    kinds = ((b"PAR1", "a Parquet file"), (b"PK", "a zip file"), (b"\x1f\x8b", "a gzip file"))
+    found = next((what for magic, what in kinds if head.startswith(magic)), "")
+    if not found:
+        try:
+            head.decode("utf-8")
+            found = "text (a CSV log is read by the Your data page and the logged command)"
+        except UnicodeDecodeError:
+            found = "binary data of another kind"
+    return f"it does not start with the text MATLAB that every .mat file of MATLAB v5/v7 starts with; it is {found}"
 
 
 def _open(source: Source) -> Source:

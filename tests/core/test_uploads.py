@@ -246,3 +246,27 @@ def test_a_mat_file_crafted_to_inflate_is_stopped_at_the_cap_without_taking_memo
     assert 0 < uploads.mat_inflated_size(io.BytesIO(whole[:-2000]), cap) < 3 << 20  # cut short: counted as it reads
     garbled = io.BytesIO(whole[:136] + b"\xff" * 16 + whole[152:])  # not a zlib stream: its parser says so
     assert uploads.mat_inflated_size(garbled, cap) == 0 and garbled.tell() == 0
+
+
+MAT_HEAD = "not a readable MAT file (MATLAB v5/v7): it does not start with the text MATLAB that every .mat file of " \
+           "MATLAB v5/v7 starts with; it is "
+
+
+@pytest.mark.parametrize(("content", "what"), [
+    (b"step,voltage\n0,4.1\n", "text (a CSV log is read by the Your data page and the logged command)"),
+    (b"PAR1" + b"\x00" * 40 + b"PAR1", "a Parquet file"),
+    (b"\x1f\x8b\x08" + b"\x00" * 40, "a gzip file"),
+    (bytes(range(128, 256)) * 2, "binary data of another kind"),
+], ids=["text", "parquet", "gzip", "binary"])
+def test_a_file_named_mat_that_is_no_matlab_file_says_what_it_is(content: bytes, what: str, tmp_path: Path,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    from safebandit_core.battery.loader import BatteryDataError, load_steps
+
+    path = tmp_path / "RW9.mat"
+    path.write_bytes(content)
+    for source in (path, io.BytesIO(content)):
+        with pytest.raises(BatteryDataError) as err:
+            load_steps(source)
+        assert str(err.value) == MAT_HEAD + what
+    assert cli.main(["battery", "--data", str(path), "--T", "5"]) == 2
+    assert capsys.readouterr().err.strip() == f"error: {MAT_HEAD}{what}"
