@@ -331,11 +331,31 @@ def _clearable(widget: str, a: dict[str, Any]) -> bool:
         widget in ("number_input", "selectbox", "radio") and a.get("value", a.get("index", 0)) is None)
 
 
+def _as_texts(value: Any) -> list[str]:
+    """A widget's value as the link would spell it (each item of a list; true/false for a flag)."""
+    items = list(value) if isinstance(value, list | tuple) else [value]
+    return [str(v).lower() if isinstance(v, bool) else str(v) for v in items]
+
+
+def _drop_foreign(key: str, rule: Rule) -> None:
+    """Forget this session's value of ``key`` when the control about to be drawn cannot take it: a control of
+    another page under the same key left it (the dose page's ``T`` of 150,000 rounds, beyond the conservative page's
+    range), and Streamlit would hand it to this one unchecked. The control then starts as it would on a first
+    visit."""
+    if key not in st.session_state or st.session_state[key] is None:
+        return
+    kept, bad = rule.accept(_as_texts(st.session_state[key]))
+    if bad or (rule.count is not None and not kept):
+        del st.session_state[key]
+
+
 def bound(widget: Callable[..., T], *args: Any, **kwargs: Any) -> T:
     """``widget(*args, **kwargs)`` bound to the URL by its ``key``, the link's value checked first (see module doc)."""
     a = inspect.signature(widget).bind(*args, **kwargs)
     a.apply_defaults()
     name = widget.__name__
     key = str(a.arguments["key"])
-    check(key, str(a.arguments["label"]), rule_for(name, a.arguments), _clearable(name, a.arguments))
+    rule = rule_for(name, a.arguments)
+    _drop_foreign(key, rule)
+    check(key, str(a.arguments["label"]), rule, _clearable(name, a.arguments))
     return widget(*args, bind="query-params", **kwargs)

@@ -10,6 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st_
 from streamlit.testing.v1 import AppTest
 
+from safebandit_core.conservative import ConservativeSettings
 from safebandit_ui import links, registry, scrub, shell
 from tests.ui.helpers import ROOT, app
 
@@ -213,3 +214,96 @@ def test_the_same_setting_on_both_sweep_axes_is_no_choice_and_a_link_asking_for_
     at = open_with({"sweep_kind": "meanvar", "sweep_x_meanvar": "rho", "sweep_y_meanvar": "rho"}, "pages/sweeps.py")
     assert at.selectbox(key="sweep_x_meanvar").value == "rho" and at.selectbox(key="sweep_y_meanvar").value == "alpha"
     assert "sweep_y_meanvar=rho" in notes(at) and "**Y axis**" in notes(at)
+
+
+# Nothing in a link is dropped or corrected without a word.
+
+CONSERVATIVE, MEANVAR, NONLINEAR = "pages/conservative.py", "pages/meanvar.py", "pages/nonlinear.py"
+
+
+@pytest.mark.parametrize(("page", "key", "given", "widget", "used"), [
+    (DOSE, "tau", ["0.3", "0.4"], "slider", 0.4),
+    (DOSE, "T", ["600", "400", "800"], "number_input", 800),
+    (DOSE, "g", ["linear", "power"], "selectbox", "power"),
+    (DOSE, "band", ["minmax", "std"], "radio", "std"),
+    (CONSERVATIVE, "mu0_auto", ["true", "false"], "toggle", False),
+])
+def test_a_repeated_parameter_of_a_single_valued_control_is_named_with_the_value_used(page, key, given, widget,
+                                                                                      used):
+    """Streamlit takes the last of a repeated parameter; the note says so, with that value, for each kind of
+    single-valued control."""
+    at = open_with({key: given}, page)
+    assert f"`{key}` is given {len(given)} times; used `{key}={given[-1]}`." in notes(at)
+    assert getattr(at, widget)(key=key).value == used
+
+
+def test_a_multi_valued_parameter_is_no_repetition():
+    """A multi-select takes each value: two policies are two choices, not a repeat."""
+    at = open_with({"policies": ["hpucb", "on_expectation"]}, DOSE)
+    assert "given 2 times" not in notes(at)
+    assert at.multiselect(key="policies").value == ["hpucb", "on_expectation"]
+
+
+def test_a_parameter_no_control_of_the_page_reads_is_named_and_taken_out():
+    at = open_with({"foo": "1", "T": "400", "seeds": "2"}, DOSE)
+    assert "Ignored `foo=1` from the link: it is not a setting of this page." in notes(at)
+    assert "foo" not in params(at) and at.number_input(key="T").value == 400
+
+
+def test_a_control_not_drawn_with_the_current_settings_is_named_as_such():
+    """``K_lin`` is the linear problems' K: on the default problem (CMAB) it is not drawn, and the note says that,
+    not that the page does not know it. With its problem in the link, it is read."""
+    at = open_with({"K_lin": "20", "T": "400", "seeds": "2"}, CONSERVATIVE)
+    assert "Ignored `K_lin=20` from the link: its control is not shown with the current settings" in notes(at)
+    at = open_with({"problem": "clb", "K_lin": "20", "T": "400", "seeds": "2"}, CONSERVATIVE)
+    assert notes(at) == "" and at.number_input(key="K_lin").value == 20
+
+
+def test_the_conservative_pages_alpha_is_checked_under_its_name():
+    """``/conservative?alpha=-1`` was ignored without a word while the page read ``cb_alpha``."""
+    at = open_with({"alpha": "-1", "T": "400", "seeds": "2"}, CONSERVATIVE)
+    assert "Ignored `alpha=-1` from the link: **α (tolerated loss)** is a number from 0.005 to 0.5." in notes(at)
+    assert at.slider(key="alpha").value == pytest.approx(ConservativeSettings().alpha)
+
+
+@pytest.mark.parametrize(("page", "old", "new"), [
+    (CONSERVATIVE, {"cb_alpha": "0.2", "cb_T": "600", "cb_seeds": "2", "cb_mu0_auto": "false", "cb_mu0": "0.5"},
+     {"alpha": 0.2, "T": 600, "seeds": 2, "mu0_auto": False, "mu0": 0.5}),
+    (MEANVAR, {"mv_rho": "40", "mv_T": "400", "mv_seeds": "2", "mv_policies": "mvcucb"},
+     {"rho": 40.0, "T": 400, "seeds": 2, "policies": ["mvcucb"]}),
+    (NONLINEAR, {"nl_tau": "0.4", "nl_T": "200", "nl_seeds": "2", "nl_size": "16", "nl_class": "logistic"},
+     {"tau": 0.4, "T": 200, "seeds": 2, "size": 16, "function_class": "logistic"}),
+])
+def test_a_link_with_the_old_prefixed_names_opens_the_same_view_without_a_note(page, old, new):
+    """Links shared while the pages' keys had a prefix (``cb_``, ``mv_``, ``nl_``) set the same controls, with no
+    note, and the link is now spelled with the settings' names."""
+    at = open_with(old, page)
+    assert notes(at) == ""
+    for key, value in new.items():
+        widget = next(w for w in at.get_by_key(key) if hasattr(w, "value"))
+        assert widget.value == (pytest.approx(value) if isinstance(value, float) else value), key
+    assert not set(old) & set(params(at))
+
+
+def test_a_shared_key_does_not_carry_one_pages_value_into_another_pages_range():
+    """``T`` is a setting of both the dose page (up to 1,000,000 rounds) and the conservative one (up to 100,000):
+    a dose value beyond the conservative range stays on the dose page when the visitor moves on."""
+    at = open_with({"T": "400", "seeds": "2"}, DOSE)
+    at.number_input(key="T").set_value(150_000)
+    at.query_params.clear()  # moving by the menu: the new page's address has no parameters
+    at.switch_page(CONSERVATIVE).run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert at.number_input(key="T").value == ConservativeSettings().T and notes(at) == ""
+
+
+def test_a_page_the_app_does_not_have_is_named_with_the_page_opened_instead():
+    """Streamlit runs the default page for an unknown page without a word on the page; the note names both."""
+    at = app()
+    at._page_hash = "no-such-page"  # AppTest's way of asking for a page the navigation does not have
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert at.title[0].value == "safebandit lab"
+    assert f"opened **{registry.home_title()}** instead." in notes(at)
+    at._page_hash = ""  # the browser now shows the page it got
+    at.run()
+    assert notes(at) == ""  # named once
