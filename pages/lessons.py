@@ -95,8 +95,8 @@ def link(scene: lessons.Scene, settings: Any) -> None:
     if path not in {p.path for p in registry.PAGES}:
         st.caption("This model has no page of its own yet: the lesson is the whole of it for now.")
         return
-    st.page_link(path, label=f"Open these settings on the {registry.title_of_kind(scene.kind)} page", icon="🔗",
-                 query_params=link_params(scene.kind, settings))
+    st.page_link(path, label=f"Open these settings on the {registry.title_of_kind(scene.kind)} page",
+                 icon=":material/link:", query_params=link_params(scene.kind, settings))
     st.caption("The link carries this step's settings; a value that page's controls cannot take is left at "
                "that page's own default.")
 
@@ -110,9 +110,9 @@ def notice_box(claims: list[lessons.Claim]) -> None:
             if not c.point:
                 lines.append(f"- {c.text}")
             elif c.holds:
-                lines.append(f"- ✅ {c.text}")
+                lines.append(f"- :material/check_circle: {c.text}")
             else:
-                lines.append(f"- ⚠️ **Not on this run: {c.point}.** {c.text}")
+                lines.append(f"- :material/warning: **Not on this run: {c.point}.** {c.text}")
         st.markdown("\n".join(lines))
 
 

@@ -121,7 +121,8 @@ def controls(kind: str, run: Any, summary: pd.DataFrame,
              figures: Callable[[], Mapping[str, go.Figure]] | None = None) -> None:
     """The *Pin this run* and *Clear pins* buttons, and what is pinned now."""
     left, right = st.columns(2)
-    left.button("📌 Pin this run", key=f"{kind}_pin", on_click=pin, args=(kind, run, summary, figures),
+    left.button("Pin this run", icon=":material/push_pin:", key=f"{kind}_pin", on_click=pin,
+                args=(kind, run, summary, figures),
                 help="Keep this run as a faded overlay and as the 'before' of every number, then change a control.")
     have = pinned(kind)
     right.button(f"Clear pins ({len(have)})", key=f"{kind}_unpin", on_click=clear, args=(kind,), disabled=not have)

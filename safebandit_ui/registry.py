@@ -24,8 +24,8 @@ SECTIONS: tuple[str, ...] = ("", "Models", "The papers' experiments", "Teach", "
 class PageSpec:
     """One page: its file, menu title and icon, menu section and a one-line description for the home page.
 
-    Icons are emoji: a page's icon is also the browser tab's, and a ``:material/…:`` one would be
-    fetched from a font server, which an offline demo machine cannot reach.
+    Icons are Material Symbols (``:material/…:``): Streamlit ships their font, so they show on a browser without an
+    emoji font (an emoji there is an empty box).
     """
 
     path: str
@@ -37,38 +37,39 @@ class PageSpec:
 
 
 PAGES: tuple[PageSpec, ...] = (
-    PageSpec("pages/home.py", "Home", "🏠", "", "What a safe bandit is and what each page shows.",
+    PageSpec("pages/home.py", "Home", ":material/home:", "", "What a safe bandit is and what each page shows.",
              default=True),
-    PageSpec("pages/dose.py", "Dose model", "💊", "Models",
+    PageSpec("pages/dose.py", "Dose model", ":material/medication:", "Models",
              "Choose a dose each round without letting the realized cost pass a limit: HPC-UCB against "
              "On-Expectation and ε-Greedy, live."),
-    PageSpec("pages/nonlinear.py", "Non-linear dose model", "🧮", "Models",
+    PageSpec("pages/nonlinear.py", "Non-linear dose model", ":material/function:", "Models",
              "The same dose rule when reward and cost are non-linear: HPC-UCB narrows a finite function class."),
-    PageSpec("pages/conservative.py", "Conservative bandits", "🛡️", "Models",
+    PageSpec("pages/conservative.py", "Conservative bandits", ":material/shield:", "Models",
              "Never fall more than a share α behind a safe default arm: GenCB against ConUCB / CLUCB / C3UCB and "
              "the unconstrained UCB, LinUCB, C2UCB, live."),
-    PageSpec("pages/meanvar.py", "Mean-variance bandits", "📈", "Models",
+    PageSpec("pages/meanvar.py", "Mean-variance bandits", ":material/show_chart:", "Models",
              "Keep the run's mean-variance near a riskless default's: MV-CUCB against MV-UCB, with the ρ it needs."),
-    PageSpec("pages/logged.py", "Your data", "📂", "Models",
+    PageSpec("pages/logged.py", "Your data", ":material/folder_open:", "Models",
              "Fit the dose model to your own log of contexts, doses, benefits and side effects, then replay HPC-UCB "
              "and its baselines on it."),
-    PageSpec("pages/presets.py", "Paper presets", "📜", "The papers' experiments",
+    PageSpec("pages/presets.py", "Paper presets", ":material/description:", "The papers' experiments",
              "Both papers' synthetic tables and figures in one click, next to their numbers, with a verdict on "
              "each claim computed from the run."),
-    PageSpec("pages/sweeps.py", "Sweeps", "🗺️", "The papers' experiments",
+    PageSpec("pages/sweeps.py", "Sweeps", ":material/map:", "The papers' experiments",
              "Any model over two of its safety settings at once: where the guarantee holds and what it costs, as "
              "phase diagrams."),
-    PageSpec("pages/theory.py", "Theory overlays", "📐", "The papers' experiments",
+    PageSpec("pages/theory.py", "Theory overlays", ":material/square_foot:", "The papers' experiments",
              "HPC-UCB's regret against the √T rate, and GenCB's and ConUCB's default-arm pulls as the horizon "
              "grows."),
-    PageSpec("pages/battery.py", "Battery replay", "🔋", "The papers' experiments",
+    PageSpec("pages/battery.py", "Battery replay", ":material/battery_charging_full:", "The papers' experiments",
              "Safety by Design's NASA Li-ion experiment on a real NASA cell shipped with the app, or your own "
              "RW9–RW12 files."),
-    PageSpec("pages/present.py", "Present", "🎬", "Teach", "One screen per model for a board or a lecture hall."),
-    PageSpec("pages/lessons.py", "Lessons", "🎓", "Teach",
+    PageSpec("pages/present.py", "Present", ":material/slideshow:", "Teach",
+             "One screen per model for a board or a lecture hall."),
+    PageSpec("pages/lessons.py", "Lessons", ":material/school:", "Teach",
              "One-click scenes for a class: one control to move in each, and what to notice, computed from the "
              "run."),
-    PageSpec("pages/about.py", "About", "ℹ️", "About",
+    PageSpec("pages/about.py", "About", ":material/info:", "About",
              "The papers, the exact reading of each algorithm, and the device this app computes on."),
 )
 
@@ -131,9 +132,19 @@ def forwarder(path: str) -> Callable[[], None]:
     return forward
 
 
+FAVICON = "🛡️"
+"""The browser tab's icon on every page (``app.py``'s page config): an emoji, drawn by the browser, where a page's
+Material icon as the tab's would be fetched from a font server, which an offline demo machine cannot reach."""
+
+
 def navigation_pages(pages: tuple[PageSpec, ...] = PAGES) -> dict[str, list[st.Page]]:
     """The ``st.navigation`` argument: ``st.Page`` objects by section; the first section also holds the hidden
-    pages at the old URLs of :data:`MOVED` (those whose page is registered)."""
+    pages at the old URLs of :data:`MOVED` (those whose page is registered).
+
+    It sets the tab's icon (:data:`FAVICON`) first: the browser takes the current page's icon for the tab unless the
+    page config named one before the navigation, and a page opened alone on a fresh server registers the navigation
+    before ``app.py`` has run (:func:`.shell.require_entrypoint`)."""
+    st.set_page_config(page_icon=FAVICON)
     out = {section: [st.Page(p.path, title=p.title, icon=p.icon, default=p.default) for p in members]
            for section, members in grouped(pages).items()}
     paths = {p.path: p.title for p in pages}

@@ -27,7 +27,7 @@ def notice(at) -> list[str]:
 
 def test_the_page_is_registered_under_teach_before_about():
     spec = next(p for p in registry.PAGES if p.path == PAGE)
-    assert (spec.title, spec.icon, spec.section) == ("Lessons", "🎓", "Teach")
+    assert (spec.title, spec.icon, spec.section) == ("Lessons", ":material/school:", "Teach")
     assert registry.SECTIONS.index("Teach") == registry.SECTIONS.index("About") - 1
 
 
