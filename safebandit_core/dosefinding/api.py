@@ -157,7 +157,7 @@ def simulate(truth: Sequence[float], target: float, cohort: int = 3, cohorts: in
     start = time.perf_counter()
     u = tolerances(seed, trials, patients_needed(K, cohort, cohorts))
     out = simulate_all(u, jnp.asarray(p), jnp.float64(target), boin_tables(target, N),
-                                      crm_tables(s, target), options)
+                                      crm_tables(s, target, cohort), options)
     host = {name: {f: np.asarray(getattr(t, f)) for f in ("mtd", "n", "y", "doses")} for name, t in out.items()}
     seconds = time.perf_counter() - start
     true = scenarios.true_mtd(p, target)

@@ -55,6 +55,8 @@ class CrmTables(NamedTuple):
     log_no_dlt: jax.Array  # (G, K) log(−expm1(e^{a_g} log s_j))
     p_grid: jax.Array  # (G, K) s_j^{e^{a_g}}
     below_a_star: jax.Array  # (G,) a_g < a* = log(log φ / log s_1)
+    prior: jax.Array  # (G,) t_g e^{−a_g²/2.68}, scaled to a maximum of 1
+    cohort_likelihood: jax.Array  # (K, c+1, G) p_j(a_g)^k (1 − p_j(a_g))^{c−k}: a cohort with k DLTs of c at j
 
 
 def boin_tables(target: float, max_n: int) -> BoinTables:
@@ -64,15 +66,18 @@ def boin_tables(target: float, max_n: int) -> BoinTables:
     return BoinTables(*(jnp.asarray(v) for v in (b.escalate, b.deescalate, b.eliminate, sel)))
 
 
-def crm_tables(skeleton: np.ndarray, target: float) -> CrmTables:
-    """The CRM's grid, prior and per-dose log-likelihood terms for a skeleton (float64)."""
+def crm_tables(skeleton: np.ndarray, target: float, cohort: int) -> CrmTables:
+    """The CRM's grid, prior and per-dose likelihood terms for a skeleton and cohort size (float64)."""
     a, log_prior = rules.crm_grid()
     logs = np.log(np.asarray(skeleton, dtype=np.float64))
     ea = np.exp(a)
-    z = ea[:, None] * logs[None, :]
+    z = ea[:, None] * logs[None, :]  # (G, K) log p_j(a_g)
+    log_no = np.log(-np.expm1(z))  # (G, K) log(1 − p_j(a_g))
+    k = np.arange(cohort + 1)[None, :, None]
+    cohort_lik = np.exp(k * z.T[:, None, :] + (cohort - k) * log_no.T[:, None, :])
     a_star = np.log(np.log(target) / logs[0])
-    return CrmTables(*(jnp.asarray(v) for v in (a, log_prior, ea, logs, np.log(-np.expm1(z)), np.exp(z),
-                                                 a < a_star)))
+    return CrmTables(*(jnp.asarray(v) for v in (a, log_prior, ea, logs, log_no, np.exp(z), a < a_star,
+                                                 np.exp(log_prior - log_prior.max()), cohort_lik)))
 
 
 def _cohort(u: jax.Array, p: jax.Array, start: jax.Array, size: int, dose: jax.Array) -> jax.Array:
@@ -207,7 +212,11 @@ def boin(u: jax.Array, p: jax.Array, target: jax.Array, tables: BoinTables, coho
 
 
 def crm_posterior(n: jax.Array, y: jax.Array, tables: CrmTables) -> jax.Array:
-    """The CRM's normalised posterior weights ``w_g`` on the grid (CLINICAL.md §3)."""
+    """The CRM's normalised posterior weights ``w_g`` on the grid from the counts (CLINICAL.md §3, term by term).
+
+    :func:`crm` keeps the same weights as a product updated once per cohort (``w ∝ prior · Π cohort
+    likelihoods``, scaled to a maximum of 1 after each): equal up to rounding, with no exponential per trial.
+    """
     logw = (tables.log_prior + tables.exp_grid * jnp.dot(y.astype(jnp.float64), tables.log_skeleton)
             + tables.log_no_dlt @ (n - y).astype(jnp.float64))
     w = jnp.exp(logw - jnp.max(logw))
@@ -225,14 +234,16 @@ def crm(u: jax.Array, p: jax.Array, target: jax.Array, tables: CrmTables, cohort
     skeleton = jnp.exp(tables.log_skeleton)
 
     def step(carry, k):
-        d, n, y, stopped, none, rec, doses = carry
+        d, n, y, stopped, none, rec, doses, e = carry
         active = ~stopped
         start = k * cohort
         dlt = _cohort(u, p, start, cohort, d)
         n = n.at[d].add(jnp.where(active, cohort, 0))
         y = y.at[d].add(jnp.where(active, dlt, 0))
         doses = _enrol(doses, start, cohort, d, active)
-        w = crm_posterior(n, y, tables)
+        e = e * tables.cohort_likelihood[d, dlt]
+        e = e / jnp.max(e)
+        w = e / jnp.sum(e)
         if posterior_mean:
             p_hat = w @ tables.p_grid
         else:
@@ -245,12 +256,13 @@ def crm(u: jax.Array, p: jax.Array, target: jax.Array, tables: CrmTables, cohort
             halt = active & (jnp.dot(w, tables.below_a_star) > 0.9)
         rec = jnp.where(active, new_rec, rec)
         d = jnp.where(active & ~halt, nxt, d)
-        return (d, n, y, stopped | halt, none | halt, rec, doses), None
+        e = jnp.where(active, e, carry[-1])
+        return (d, n, y, stopped | halt, none | halt, rec, doses, e), None
 
     zeros = jnp.zeros(K, jnp.int32)
     init = (jnp.int32(start_dose - 1), zeros, zeros, jnp.bool_(False), jnp.bool_(False), jnp.int32(0),
-            jnp.zeros(u.shape, jnp.int32))
-    (_, n, y, _, none, rec, doses), _ = jax.lax.scan(step, init, jnp.arange(cohorts))
+            jnp.zeros(u.shape, jnp.int32), tables.prior)
+    (_, n, y, _, none, rec, doses, _), _ = jax.lax.scan(step, init, jnp.arange(cohorts))
     return Trial(jnp.where(none, 0, rec + 1).astype(jnp.int32), n, y, doses)
 
 
@@ -266,6 +278,10 @@ class Options(NamedTuple):
     crm_posterior_mean: bool = False
 
 
+BATCH = 128
+"""Trials vectorised together: the CRM's (trials, 2001) posteriors of a batch stay in the CPU's cache."""
+
+
 def patients_needed(K: int, cohort: int, cohorts: int) -> int:
     """Tolerances drawn per trial: ``max(N, 6K)`` (3+3 may treat up to 6K, the others N = c·M)."""
     return max(cohort * cohorts, 6 * K)
@@ -275,13 +291,13 @@ def patients_needed(K: int, cohort: int, cohorts: int) -> int:
 def simulate_all(u: jax.Array, p: jax.Array, target: jax.Array, boin_t: BoinTables, crm_t: CrmTables,
                  options: Options) -> dict[str, Trial]:
     """Every chosen design on every trial's tolerances ``u`` (R, U) for the truth ``p`` (K,): name -> a
-    :class:`Trial` with a leading axis of R."""
+    :class:`Trial` with a leading axis of R (each design ``vmap``-ed over batches of :data:`BATCH` trials)."""
     o = options
     run = {"3+3": lambda row: three_plus_three(row, p),
            "boin": lambda row: boin(row, p, target, boin_t, o.cohort, o.cohorts, o.boin_stop_at),
            "crm": lambda row: crm(row, p, target, crm_t, o.cohort, o.cohorts, o.crm_start, o.crm_overdose_stop,
                                   o.crm_posterior_mean)}
-    return {name: jax.vmap(run[name])(u) for name in o.designs}
+    return {name: jax.lax.map(run[name], u, batch_size=BATCH) for name in o.designs}
 
 
 def tolerances(seed: int, trials: int, per_trial: int) -> jax.Array:

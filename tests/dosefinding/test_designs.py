@@ -127,7 +127,7 @@ def test_pava_pools_by_weight():
 
 
 SKELETON = rules.getprior(0.05, 0.3, 3, 5)
-TABLES = D.crm_tables(SKELETON, 0.3)
+TABLES = D.crm_tables(SKELETON, 0.3, 3)
 P5 = jnp.asarray([0.05, 0.1, 0.2, 0.3, 0.45])
 
 
@@ -173,3 +173,17 @@ def test_crm_coherence_holds_after_a_toxic_cohort():
         cohorts("...", "...", "x..", "..."), P5)
     assert trial.doses.tolist()[9:12] == [3, 3, 3]
     assert trial.n.tolist() == [3, 3, 6, 0, 0]
+
+
+def test_the_per_cohort_product_is_the_term_by_term_posterior():
+    """The scan's weights (prior × each cohort's likelihood, rescaled each time) equal the formula of the counts."""
+    history = [(0, 0), (1, 1), (1, 0), (2, 2), (1, 1), (1, 0), (2, 1), (3, 3), (2, 0), (2, 1)]  # (dose, DLTs of 3)
+    e = np.asarray(TABLES.prior)
+    n, y = np.zeros(5, int), np.zeros(5, int)
+    for dose, dlt in history:
+        e = e * np.asarray(TABLES.cohort_likelihood)[dose, dlt]
+        e = e / e.max()
+        n[dose] += 3
+        y[dose] += dlt
+        w = np.asarray(D.crm_posterior(jnp.asarray(n), jnp.asarray(y), TABLES))
+        np.testing.assert_allclose(e / e.sum(), w, rtol=1e-11, atol=1e-15)

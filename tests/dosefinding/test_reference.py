@@ -26,7 +26,7 @@ def run(truth, target, cohort, cohorts, options: D.Options, seed: int):
     u = D.tolerances(seed, TRIALS, D.patients_needed(K, cohort, cohorts))
     s = rules.getprior(rules.default_halfwidth(target), target, rules.default_prior_mtd(K), K)
     out = D.simulate_all(u, jnp.asarray(p), jnp.float64(target), D.boin_tables(target, cohort * cohorts),
-                         D.crm_tables(s, target), options)
+                         D.crm_tables(s, target, cohort), options)
     return np.asarray(u), p, s, {k: tuple(np.asarray(x) for x in (t.mtd, t.n, t.y, t.doses)) for k, t in out.items()}
 
 
