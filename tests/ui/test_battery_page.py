@@ -216,8 +216,7 @@ def test_the_settings_live_in_the_url():
     for key, value in {"bat_dim": "16", "bat_T": "200", "bat_seeds": "2", "bat_taus": "τ = 0.2",
                        "bat_delta": "0.1"}.items():
         at.query_params[key] = value
-    at.run()
-    at.switch_page(PAGE).run()
+    at.switch_page(PAGE).run()  # the link opens the page itself
     assert not at.exception and not errors(at)
     assert (at.number_input(key="bat_dim").value, at.slider(key="bat_delta").value) == (16, 0.1)
     assert [c.value for c in at.code] == [

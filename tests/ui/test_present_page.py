@@ -20,8 +20,7 @@ def present(state: dict | None = None, params: dict | None = None) -> AppTest:
     at = app(state)
     for k, v in (params or {}).items():
         at.query_params[k] = v
-    at.run()
-    at.switch_page(PAGE).run()
+    at.switch_page(PAGE).run()  # as the page's address opens it
     assert not at.exception, [e.message for e in at.exception]
     return at
 
@@ -75,6 +74,29 @@ def test_the_audiences_names_reach_the_headline_and_the_axes():
     at.segmented_control(key="present_scenario_dose").set_value("generous-limit").run()
     assert at.query_params["scenario"] in ("generous-limit", ["generous-limit"])
     assert headline(at).startswith("Nausea score above the ceiling (1.5)")
+
+
+def notes(at: AppTest) -> str:
+    return "\n".join(w.value for w in at.warning)
+
+
+def test_an_unknown_model_in_the_link_is_named_with_the_model_shown():
+    at = present(params={"model": "no_such_model"})
+    first = next(iter(scenarios.models().values()))
+    assert ("Ignored `model=no_such_model` from the link: presentation mode has no such model; showing "
+            f"**{first.title}**.") in notes(at)
+    assert at.query_params["model"] in (first.kind, [first.kind])
+
+
+def test_an_unknown_scenario_in_the_link_is_named_with_the_scenario_shown():
+    at = present(params={"model": "dose", "scenario": "no-such-scenario"})
+    shown = scenarios.of_kind("dose")[0]
+    model = scenarios.models()["dose"]
+    assert (f"Ignored `scenario=no-such-scenario` from the link: {model.title} has no such scenario; showing "
+            f"**{shown.title}**.") in notes(at)
+    assert at.segmented_control(key="present_scenario_dose").value == shown.key
+    at.run()
+    assert "no-such-scenario" not in notes(at)  # the page wrote the scenario it shows into the link: named once
 
 
 def test_present_on_any_page_switches_to_its_model_and_exit_returns():

@@ -69,8 +69,7 @@ def test_a_settings_file_of_kind_mv_restores_on_the_meanvar_page():
 def test_presentation_mode_takes_the_old_kind_in_its_link():
     at = app()
     at.query_params["model"] = "mv"
-    at.run()
-    at.switch_page(shell.PRESENT_PAGE).run()
+    at.switch_page(shell.PRESENT_PAGE).run()  # the link opens the page itself
     assert not at.exception, [e.message for e in at.exception]
     assert at.segmented_control(key="present_model").value == "meanvar"
 
