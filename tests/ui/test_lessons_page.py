@@ -51,12 +51,22 @@ def test_each_scene_loads_with_its_charts_and_notice_box(scene):
 def test_the_address_opens_a_scene_at_a_step():
     at = app()
     at.query_params["scene"], at.query_params["step"] = "alpha", "moved"
-    at.run()
-    at.switch_page(PAGE).run()
+    at.switch_page(PAGE).run()  # as the address opens the page
     assert not at.exception, [e.message for e in at.exception]
     assert at.header[0].value == lessons.BY_SLUG["alpha"].title
     assert at.radio(key="step").value == "moved"
     assert set(charts(at)) == {"alpha-pulls-1"}
+
+
+def test_an_unknown_scene_in_the_address_is_named_with_the_scene_shown():
+    at = app()
+    at.query_params["scene"] = "no-such-scene"
+    at.switch_page(PAGE).run()
+    assert not at.exception, [e.message for e in at.exception]
+    first = lessons.SCENES[0]
+    assert ("Ignored `scene=no-such-scene` from the link: there is no such scene; showing "
+            f"**1. {first.title}**.") in [w.value for w in at.warning][0]
+    assert at.header[0].value == first.title
 
 
 def test_the_dose_link_carries_the_scene_settings_under_the_dose_pages_keys():
