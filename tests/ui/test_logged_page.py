@@ -137,3 +137,12 @@ def test_a_hostile_upload_is_one_message_naming_the_file(name, make, key, words)
     assert not at.exception, [e.message for e in at.exception]
     (error,) = errors(at)
     assert error.startswith(name) and words in error and len(error) < 300, error
+
+
+def test_a_latin1_log_is_read_and_the_page_says_in_which_encoding() -> None:
+    frame = planted(2000).frame.rename(columns={"side_effect": "toxicité"})
+    at = upload(page(yd_source="upload"), "excel.csv", frame.to_csv(index=False).encode("latin-1"))
+    assert not errors(at), errors(at)
+    caption = next(c.value for c in at.caption if c.value.startswith("excel.csv: 2,000 rows"))
+    assert ", read as CSV text in Latin-1, content hash" in caption
+    assert "toxicité" in at.selectbox(key="yd_cost").options
