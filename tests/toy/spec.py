@@ -16,7 +16,7 @@ from .fields import ARMS, RUNS
 def policies_section(bar: model_page.Sidebar) -> None:
     """The runs' size and the policies compared."""
     bar.section(RUNS)
-    bar.values["policies"] = model_page.policies(families.get("toy"), "toy_policies", "Both see the same draws.",
+    bar.values["policies"] = model_page.policies(families.get("toy"), "policies", "Both see the same draws.",
                                                  bar.family.settings_cls().policies)
 
 

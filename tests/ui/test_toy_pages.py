@@ -26,13 +26,13 @@ def test_the_sweeps_page_sweeps_a_registered_family():
 def test_the_toy_family_gets_a_model_page_from_the_one_renderer():
     with registered():
         at = AppTest.from_file(str(ROOT / "tests/toy/page.py"), default_timeout=TIMEOUT)
-        at.session_state["toy_T"], at.session_state["toy_seeds"] = 60, 2
+        at.session_state["T"], at.session_state["seeds"] = 60, 2
         at.run()
         assert not at.exception, [e.message for e in at.exception]
         assert not errors(at)
         assert at.title[0].value == "Toy bandit"
-        assert at.number_input(key="toy_T").value == 60 and at.slider(key="toy_p0").value == 0.4
-        assert at.multiselect(key="toy_policies").value == ["greedy", "first"]
+        assert at.number_input(key="T").value == 60 and at.slider(key="p0").value == 0.4
+        assert at.multiselect(key="policies").value == ["greedy", "first"]
         shown = charts(at)
         assert {"regret", "slack"} <= set(shown)
         assert [trace["name"] for trace in shown["regret"]["data"]] == ["Greedy", "Arm 0 only"]
@@ -40,5 +40,5 @@ def test_the_toy_family_gets_a_model_page_from_the_one_renderer():
         assert any(m.value.startswith("Greedy: ") and "; Arm 0 only: " in m.value for m in at.markdown)
         assert {"Per-round CSV", "Everything (zip)"} <= download_labels(at)
 
-        at.slider(key="toy_p1").set_value(0.9).run()
+        at.slider(key="p1").set_value(0.9).run()
         assert not at.exception and charts(at)["regret"] != shown["regret"]
