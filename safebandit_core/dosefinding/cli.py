@@ -88,22 +88,22 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     d = p.add_argument_group("truth from the dose model (the target is then delta)")
     d.add_argument("--from-dose", action="store_true",
                    help="derive the truth of K doses j/K from the dose model's settings below (default off)")
-    d.add_argument("--K", type=_integer, default=DEFAULT_K,
+    d.add_argument("--K", type=_integer, default=None,
                    help=f"number of doses in [1, {scenarios.MAX_DOSES}] (default {DEFAULT_K})")
-    d.add_argument("--tau", type=_float("> 0"), default=_DOSE.tau,
+    d.add_argument("--tau", type=_float("> 0"), default=None,
                    help=f"safety threshold tau > 0 (default {_DOSE.tau})")
-    d.add_argument("--kappa-c", type=_float(">= 0"), default=_DOSE.kappa_c,
+    d.add_argument("--kappa-c", type=_float(">= 0"), default=None,
                    help=f"cost noise std kappa_c >= 0 (default {_DOSE.kappa_c})")
-    d.add_argument("--d", type=_integer, default=_DOSE.d, help=f"context dimension d in [1, {MAX_D}] "
+    d.add_argument("--d", type=_integer, default=None, help=f"context dimension d in [1, {MAX_D}] "
                                                                f"(default {_DOSE.d})")
-    d.add_argument("--delta", type=_float("in (0, 1)"), default=_DOSE.delta,
+    d.add_argument("--delta", type=_float("in (0, 1)"), default=None,
                    help=f"violation probability delta in (0, 1), the target (default {_DOSE.delta})")
-    d.add_argument("--g", default=_DOSE.g, help=f"dose curve: {', '.join(curves.KINDS)} (default {_DOSE.g})")
-    d.add_argument("--g-power", type=_float("in [0.1, 10]"), default=_DOSE.g_power,
+    d.add_argument("--g", default=None, help=f"dose curve: {', '.join(curves.KINDS)} (default {_DOSE.g})")
+    d.add_argument("--g-power", type=_float("in [0.1, 10]"), default=None,
                    help=f"exponent of the power curve (default {_DOSE.g_power})")
-    d.add_argument("--g-ec50", type=_float("in (0, 10]"), default=_DOSE.g_ec50,
+    d.add_argument("--g-ec50", type=_float("in (0, 10]"), default=None,
                    help=f"EC50 of the emax curve (default {_DOSE.g_ec50})")
-    d.add_argument("--g-hill", type=_float("in [0.1, 10]"), default=_DOSE.g_hill,
+    d.add_argument("--g-hill", type=_float("in [0.1, 10]"), default=None,
                    help=f"Hill coefficient of the emax curve (default {_DOSE.g_hill})")
     p.add_argument("--json", action="store_true",
                    help=jsondoc.help_for(OWN_KEYS, "with one --design its figures are also at the top level"))
@@ -120,8 +120,16 @@ def _probabilities(flag: str, text: str, allowed: str) -> list[float]:
     return values
 
 
+DOSE_FLAGS = {"K": DEFAULT_K, "tau": _DOSE.tau, "kappa_c": _DOSE.kappa_c, "d": _DOSE.d, "delta": _DOSE.delta,
+              "g": _DOSE.g, "g_power": _DOSE.g_power, "g_ec50": _DOSE.g_ec50, "g_hill": _DOSE.g_hill}
+"""The flags of the dose model (``--from-dose``) and their defaults."""
+
+
 def _dose_truth(args: argparse.Namespace) -> tuple[list[float], dict[str, Any]]:
     """The truth derived from the dose model's flags, and those settings (for the JSON)."""
+    for field, default in DOSE_FLAGS.items():
+        if getattr(args, field) is None:
+            setattr(args, field, default)
     check_int_range("K", args.K, 1, scenarios.MAX_DOSES)
     check_positive("tau", args.tau)
     check_nonnegative("kappa_c", args.kappa_c)
@@ -150,6 +158,10 @@ def _inputs(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, Any] | 
         truth, model = _dose_truth(args)
         target = args.delta
     else:
+        given = [clikit.flag_of(f) for f in DOSE_FLAGS if getattr(args, f) is not None]
+        if given:
+            raise clikit.CliError(f"error: {given[0]} describes the dose model: it needs --from-dose (or give the "
+                                  "truth with --truth)")
         truth = _probabilities("--truth", args.truth or DEFAULT_TRUTH, "in [0, 1]")
         target = DEFAULT_TARGET if args.target is None else args.target
     skeleton = None if args.skeleton is None else _probabilities("--skeleton", args.skeleton, "in (0, 1)")

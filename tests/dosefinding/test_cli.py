@@ -104,6 +104,9 @@ def test_the_table_is_aligned_and_readable(cli):
     (["--design", "mtpi"], "--design", "choose from"),
     (["--from-dose", "--tau", "-1"], "--tau", "> 0"),
     (["--from-dose", "--truth", "0.1,0.2"], "--truth", "cannot be combined with --from-dose"),
+    (["--kappa-c", "0.2"], "--kappa-c", "needs --from-dose"),
+    (["--from-dose", "--g", "cubic"], "--g", "one of linear, power, emax"),
+    (["--from-dose", "--tau", "2", "--kappa-c", "0"], "--from-dose", "not strictly increasing"),
 ])
 def test_bad_input_is_one_line_naming_the_flag_with_exit_2(cli, args, flag, allowed):
     res = cli("--trials", "10", *args)  # the last --trials given wins
