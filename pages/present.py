@@ -133,6 +133,6 @@ def screen(ctx: shell.RunContext) -> None:
     with st.container(key="present_notes"):
         st.markdown(f"{model.question} In this run:")
         st.markdown("\n".join(f"- {x}" for x in model.notes(s, summary, tidy, names)))
-        st.caption(f"Model and algorithms: *{model.paper}*. " + live.caption(run, shared, seconds))
+        st.caption(f"Model and algorithms: *{model.paper}*. " + live.caption(run, shared, seconds, len(summary)))
 
 main()

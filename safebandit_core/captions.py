@@ -63,16 +63,27 @@ def violation_counts(summary: pd.DataFrame, seeds: int, T: int, delta: float, un
     return "; ".join(parts) + f"; the rule allowed about {allowed:,.0f}."
 
 
-def regret_order(summary: pd.DataFrame, T: int) -> str:
-    """Which policy lost the least reward at this horizon, and what a negative regret means when there is one."""
+def regret_order(summary: pd.DataFrame, T: int, plain: bool = False, unit: str = "round",
+                 lost: str = "benefit") -> str:
+    """Which policy lost the least reward at this horizon, and what a negative regret means when there is one.
+
+    ``plain``: in the words of a visitor who has not read the papers (what every page and presentation mode show):
+    ``lost`` names what was lost (benefit, reward) and ``unit`` a round; the numbers are the same."""
     ranked = summary.sort_values("cum_regret_mean")
     best = ranked.iloc[0]
     rest = ", ".join(f"{r['label']} {number(r['cum_regret_mean'])}" for _, r in ranked.iloc[1:].iterrows())
-    text = (f"At T = {T:,}, **{best['label']}** has the lowest regret ({number(best['cum_regret_mean'])})"
-            + (f", then {rest}." if rest else "."))
+    then = f", then {rest}." if rest else "."
     negative = ranked[ranked["cum_regret_mean"] < 0]
+    who = " and ".join(str(x) for x in negative["label"])
+    if plain:
+        text = f"After {T:,} {unit}s, **{best['label']}** lost the least {lost} ({number(best['cum_regret_mean'])})"
+        if len(negative):
+            return text + then + (f" {who} lost less than nothing: it gained more than an all-knowing rival who keeps "
+                                  "the rule, by taking more risk than the rule allows, i.e. by breaking it more often. "
+                                  "That is not a better rule.")
+        return text + then
+    text = (f"At T = {T:,}, **{best['label']}** has the lowest regret ({number(best['cum_regret_mean'])})" + then)
     if len(negative):
-        who = " and ".join(str(x) for x in negative["label"])
         text += (f" {who}'s regret is negative: it earned more than the clairvoyant by dosing beyond the truly "
                  "safe dose, i.e. by breaking the rule more often. That is not a better policy.")
     return text
@@ -107,11 +118,18 @@ def _row(summary: pd.DataFrame, policy: str) -> pd.Series:
     return summary[summary["policy"] == policy].iloc[0]
 
 
-def ranking(summary: pd.DataFrame, first: str, other: str, seeds: int) -> str:
-    """Which of two policies has the lower mean final regret over the ``seeds`` runs of this run, with both numbers."""
+def ranking(summary: pd.DataFrame, first: str, other: str, seeds: int, plain: bool = False) -> str:
+    """Which of two policies has the lower mean final regret over the ``seeds`` runs of this run, with both numbers
+    (``plain``: in a visitor's words, the same numbers)."""
     a, b = _row(summary, first), _row(summary, other)
     T = int(a["rounds"])
     runs = f" (mean of {seeds} runs)" if seeds > 1 else ""
+    if plain:
+        if a["cum_regret_mean"] == b["cum_regret_mean"]:
+            return f"After {T:,} rounds{runs} {a['label']} and {b['label']} lost the same, {a['cum_regret_mean']:,.1f}."
+        low, high = (a, b) if a["cum_regret_mean"] < b["cum_regret_mean"] else (b, a)
+        return (f"After {T:,} rounds{runs} **{low['label']} lost less**: {low['cum_regret_mean']:,.1f} "
+                f"against {high['label']}'s {high['cum_regret_mean']:,.1f}.")
     if a["cum_regret_mean"] == b["cum_regret_mean"]:
         return f"At T = {T:,}{runs} {a['label']} and {b['label']} have the same regret, {a['cum_regret_mean']:,.1f}."
     low, high = (a, b) if a["cum_regret_mean"] < b["cum_regret_mean"] else (b, a)
@@ -124,16 +142,23 @@ def lower_regret(summary: pd.DataFrame, first: str, other: str) -> bool:
     return bool(_row(summary, first)["cum_regret_mean"] < _row(summary, other)["cum_regret_mean"])
 
 
-def regret_verdict(summary: pd.DataFrame, first: str, other: str, seeds: int, arms: int) -> str:
+def regret_verdict(summary: pd.DataFrame, first: str, other: str, seeds: int, arms: int, plain: bool = False,
+                   horizons: str = "Regret over horizons") -> str:
     """:func:`ranking` of GenCB (``first``) against a baseline; when the baseline wins, the horizon it holds at.
 
     GenCB's learner still explores its ``arms`` arms early on, while the baseline's default pulls
-    grow with T (δ = 1/T), so a ranking in the baseline's favour may turn at a longer horizon.
+    grow with T (δ = 1/T), so a ranking in the baseline's favour may turn at a longer horizon. ``plain``: in a
+    visitor's words, naming the page's box of longer horizons ``horizons``.
     """
-    text = ranking(summary, first, other, seeds)
+    text = ranking(summary, first, other, seeds, plain)
     if lower_regret(summary, first, other):
         return text
     a, b = _row(summary, first), _row(summary, other)
+    if plain:
+        return text + (f" This holds after {int(a['rounds']):,} rounds: {a['label']} is still paying for trying its "
+                       f"{arms} options, while {b['label']} falls back on the default more and more as the rounds "
+                       f"grow. Raise the rounds, or open *{horizons}* below, to see whether {a['label']} overtakes "
+                       "it.")
     return text + (f" This holds at T = {int(a['rounds']):,}: {a['label']} is still paying for exploring its "
                    f"{arms} arms, while {b['label']}'s default pulls keep growing with T. Raise T, or open *Regret "
                    f"over horizons* below, to see whether {a['label']} overtakes it.")
@@ -226,22 +251,26 @@ def crossover_caption(horizons: pd.DataFrame, first: str, other: str, gap: float
     return text
 
 
-def overtake(frame: pd.DataFrame, first: str, other: str, T: int) -> str:
+def overtake(frame: pd.DataFrame, first: str, other: str, T: int, plain: bool = False) -> str:
     """From which round on ``first``'s mean cumulative regret stays below ``other``'s in this run (or that it never
-    does, or always does); ``frame`` is a tidy frame with ``policy`` ids, ``label``, ``t`` and ``cum_regret``."""
+    does, or always does); ``frame`` is a tidy frame with ``policy`` ids, ``label``, ``t`` and ``cum_regret``.
+    ``plain``: in a visitor's words (lost less), the same rounds."""
     if not {first, other} <= set(frame["policy"].astype(str)):
         return ""
     curve = frame.groupby([frame["policy"].astype(str), "t"])["cum_regret"].mean()
     a, b = curve.loc[first].to_numpy(), curve.loc[other].to_numpy()
     la, lb = (str(frame.loc[frame["policy"] == p, "label"].iloc[0]) for p in (first, other))
+    less, as_much = ("has lost less than", "has still lost at least as much as") if plain else (
+        "has less regret than", "still has at least as much regret as")
+    end = f"{T:,} rounds" if plain else f"T = {T:,}"
     behind = np.flatnonzero(a >= b)
     if not behind.size:
-        return f"{la} has less regret than {lb} in every round of this run (T = {T:,}, {SEEDS_NOTE})."
+        return f"{la} {less} {lb} in every round of this run ({end}, {SEEDS_NOTE})."
     last = int(curve.loc[first].index[behind[-1]])
     if last >= T:
-        return (f"At the end of this run (T = {T:,}) {la} still has at least as much regret as {lb} ({SEEDS_NOTE}); "
+        return (f"At the end of this run ({end}) {la} {as_much} {lb} ({SEEDS_NOTE}); "
                 "a longer horizon may change the order.")
-    return f"From round {last + 1:,} on, {la} has less regret than {lb} ({SEEDS_NOTE}; the run ends at T = {T:,})."
+    return f"From round {last + 1:,} on, {la} {less} {lb} ({SEEDS_NOTE}; the run ends at {end})."
 
 
 def is_round_off(v: Any) -> bool:

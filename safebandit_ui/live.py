@@ -157,13 +157,38 @@ def made_ahead(run_: Run) -> None:
     MADE_AHEAD[id(run_)] = run_
 
 
-def caption(run_: Run, from_store: bool, seconds: float) -> str:
+def caption(run_: Run, from_store: bool, seconds: float, policies: int | None = None) -> str:
     """The status line: device, precision, size and time of the run, and whether it was already computed (shared,
-    or computed ahead of this step)."""
+    or computed ahead of this step). ``policies``: how many of them the page shows (default: every one run)."""
     s = run_.settings
-    where = ""
-    if from_store:
-        where = (" (computed ahead on this server while the last step was on screen: not recomputed)"
-                 if MADE_AHEAD.get(id(run_)) is run_ else " (already computed on this server: shared, not recomputed)")
+    shown = len(run_.policies) if policies is None else policies
     return (f"Ran on **{run_.device}** in **{run_.precision}**: {s.T:,} rounds × {s.seeds} seeds × "
-            f"{len(run_.policies)} policies in {seconds:.2f} s{where}.")
+            f"{shown} policies in {seconds:.2f} s{_where(run_, from_store)}.")
+
+
+def _where(run_: Run, from_store: bool) -> str:
+    """Whether the run was already there: computed ahead while the last step was on screen, or shared."""
+    if not from_store:
+        return ""
+    return (" (computed ahead on this server while the last step was on screen: not recomputed)"
+            if MADE_AHEAD.get(id(run_)) is run_ else " (already computed on this server: shared, not recomputed)")
+
+
+def plain_caption(run_: Run, from_store: bool, seconds: float) -> str:
+    """:func:`caption` in a visitor's words, without the device: the rules compared, rounds, runs and time."""
+    s, n = run_.settings, len(run_.policies)
+    return (f"{n} rule{'s' if n != 1 else ''} compared over {s.T:,} rounds, {s.seeds} run{'s' if s.seeds != 1 else ''} "
+            f"each, in {seconds:.2f} s{_where(run_, from_store)}.")
+
+
+DETAILS = "Details: device and precision"
+"""The box under the status line that holds :func:`caption` (where the run was computed, in which precision)."""
+
+
+def status(slot: Any, run_: Run, from_store: bool, seconds: float) -> None:
+    """The status line in ``slot`` (an ``st.empty``): :func:`plain_caption`, with :func:`caption` in a collapsed
+    box under it, for whoever wants the device and the precision."""
+    with slot.container():
+        st.caption(plain_caption(run_, from_store, seconds))
+        with st.expander(DETAILS):
+            st.caption(caption(run_, from_store, seconds))

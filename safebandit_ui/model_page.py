@@ -274,7 +274,7 @@ def _render(kind: str, title: str, intro: str) -> None:
         run, shared, seconds = live.run(s, ctx, lambda r: pagekit.draw_charts(
             slots, pagekit.with_pins(shown(slots, spec.figures(s, spec.views(r), state)), kind, s),
             f"-live-{r.t_done}"))
-        status.caption(live.caption(run, shared, seconds))
+        live.status(status, run, shared, seconds)
         views, figures = prepared(spec, s, run, state)
         pagekit.draw_charts(slots, pagekit.with_pins(shown(slots, figures), kind, s))
         spec.texts(slots, s, views, state)

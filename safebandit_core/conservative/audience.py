@@ -29,7 +29,7 @@ def headline(s: Any, summary: pd.DataFrame, names: Names) -> str:
     regret = ", ".join(f"{r['label']} {captions.number(r['cum_regret_mean'])}" for _, r in summary.iterrows())
     pulls = ", ".join(f"{r['label']} {captions.number(r['default_pulls_mean'])}" for _, r in summary.iterrows())
     held, broke = _held(summary)
-    rule = f"{join_labels(held)} kept to the rule in every run" if held else "no policy kept to the rule in every run"
+    rule = f"{join_labels(held)} kept to the rule in every run" if held else "none kept to the rule in every run"
     if broke:
         worst = captions.number(float(summary["min_slack"].min()))
         rule += f", {join_labels(broke)} broke it (smallest slack {worst})"
@@ -39,7 +39,8 @@ def headline(s: Any, summary: pd.DataFrame, names: Names) -> str:
 
 def notes(s: Any, summary: pd.DataFrame, frame: pd.DataFrame, names: Names) -> list[str]:
     """The regret order, where GenCB overtakes its baseline in this run, and each policy's slack."""
-    out = [captions.regret_order(summary, s.T), captions.overtake(frame, "gencb", BASELINE[s.problem], s.T)]
+    out = [captions.regret_order(summary, s.T, plain=True, unit=names.round, lost="reward"),
+           captions.overtake(frame, "gencb", BASELINE[s.problem], s.T, plain=True)]
     return [x for x in out if x] + [captions.slack_sentence(summary, p) for p in summary["policy"]]
 
 

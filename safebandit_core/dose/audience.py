@@ -37,7 +37,8 @@ def headline(s: Any, summary: pd.DataFrame, names: Names) -> str:
 
 def notes(s: Any, summary: pd.DataFrame, frame: pd.DataFrame, names: Names) -> list[str]:
     """Each policy's rounds over the limit against δ, then the regret order at this horizon."""
-    return [*captions.violations(summary, s.delta, s.seeds, unit=names.round), captions.regret_order(summary, s.T)]
+    return [*captions.violations(summary, s.delta, s.seeds, unit=names.round),
+            captions.regret_order(summary, s.T, plain=True, unit=names.round)]
 
 
 MODEL = Model(

@@ -35,7 +35,8 @@ def headline(s: Any, summary: pd.DataFrame, names: Names) -> str:
 
 def notes(s: Any, summary: pd.DataFrame, frame: pd.DataFrame, names: Names) -> list[str]:
     """The guarantee's condition, the regret order at this horizon and each policy's slack."""
-    return [assumption_text(s.alpha, s.mu0, s.rho), captions.regret_order(summary, s.T),
+    return [assumption_text(s.alpha, s.mu0, s.rho),
+            captions.regret_order(summary, s.T, plain=True, unit=names.round, lost="mean-variance"),
             *(captions.slack_sentence(summary, p) for p in summary["policy"])]
 
 

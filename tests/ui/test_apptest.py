@@ -88,7 +88,7 @@ def test_dose_page_runs_and_shows_every_figure():
     assert set(charts(at)) == {"g_curve", "regret", "violations", "cost", "safe", "slack", "cost_distribution",
                                 "scrub"}
     assert any(r"\hat\alpha_{\max,t}" in lat.value for lat in at.latex) and len(at.latex) == 6
-    ran = at.caption[0].value
+    ran = next(c.value for c in at.caption if c.value.startswith("Ran on"))  # under the plain status line
     assert ran.startswith("Ran on") and f"{SMALL_T:,} rounds" in ran
     assert array(charts(at)["regret"]["data"][-1]["x"]).max() == SMALL_T
 
