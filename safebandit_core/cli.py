@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import re
 import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
@@ -42,8 +43,17 @@ def command_aliases() -> dict[str, tuple[str, ...]]:
     return {e.command: tuple(e.command_aliases) for e in entries if e.command and e.command_aliases}
 
 
+_NEGATIVE_NUMBER = re.compile(r"^-(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$|^-(inf|infinity|nan)$", re.IGNORECASE)
+"""What reads as a negative number, not a flag: ``-3``, ``-0.5``, ``-1e-3``, ``-inf`` (argparse alone knows the
+first two, so ``--tau -1e-3`` and ``--tau -inf`` said "expected one argument" instead of the allowed range)."""
+
+
 class _Parser(argparse.ArgumentParser):
-    """argparse with one-line errors and exit code 2."""
+    """argparse with one-line errors and exit code 2; a negative number in any notation is a flag's value."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._negative_number_matcher = _NEGATIVE_NUMBER
 
     def error(self, message: str) -> NoReturn:
         print(f"error: {message}", file=sys.stderr)

@@ -34,7 +34,7 @@ def test_every_family_has_float_flags() -> None:
 @pytest.mark.parametrize("value", ["inf", "-inf", "nan"])
 def test_a_non_finite_number_is_refused_as_not_finite(command: str, flag: str, value: str,
                                                       capsys: pytest.CaptureFixture[str]) -> None:
-    assert cli.main([command, f"{flag}={value}", "--T", "5", "--seeds", "2"]) == 2
+    assert cli.main([command, flag, value, "--T", "5", "--seeds", "2"]) == 2  # "-inf" a value, not a flag
     out, err = capsys.readouterr()
     lines = err.strip().splitlines()
     assert out == "" and len(lines) == 1, lines
@@ -150,3 +150,9 @@ def test_readable_output_is_one_table_per_command(capsys: pytest.CaptureFixture[
         for number in re.findall(r"\d[\d,]*\.?\d*(?:e[+-]\d+)?", row):
             digits = number.replace(",", "").replace(".", "").lstrip("0").split("e")[0]
             assert len(digits) <= clikit.SIGNIFICANT or "." not in number, number
+
+
+@pytest.mark.parametrize("value", ["-0.001", "-1e-3", "-.5", "-2E+1"])
+def test_a_negative_number_in_any_notation_is_a_value(value: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["dose", "--tau", value]) == 2
+    assert capsys.readouterr().err.strip() == f"error: --tau must be > 0 (got {float(value)})"
