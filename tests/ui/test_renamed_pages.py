@@ -17,7 +17,7 @@ from streamlit.testing.v1 import AppTest
 from safebandit_core import settings
 from safebandit_core.meanvar import MVSettings
 from safebandit_ui import registry, shell
-from tests.ui.browserkit import wait_idle
+from tests.ui.browserkit import Console, wait_idle
 from tests.ui.helpers import app, errors, open_page, uploader
 
 SMALL = {"T": 400, "seeds": 2, "K": 8}
@@ -85,3 +85,26 @@ def test_a_browser_at_the_old_url_lands_on_the_new_one_with_its_query(server, pa
     page.get_by_text("Mean-variance bandits: safe and steady").first.wait_for(timeout=120_000)
     assert "rho=40" in page.url and "K=8" in page.url
     assert page.get_by_test_id("stException").count() == 0
+
+
+NOT_FOUND_LOG = "The page that you have requested does not seem to exist"
+"""What Streamlit's frontend logs (in the console only) when it runs the main page for an unknown path."""
+
+
+@pytest.mark.browser
+def test_a_browser_at_a_page_the_app_does_not_have_is_told_which_page_opened(server, browser):
+    """Streamlit runs the default page for an unknown path and says so only in the browser's console; the page's note
+    names the path and the page shown. Nothing else reaches the console."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    console = Console(page)
+    page.goto(server + "/")
+    wait_idle(page)
+    page.goto(server + "/no_such_page")
+    page.get_by_text(f"opened {registry.home_title()} instead").first.wait_for(timeout=120_000)
+    note = page.get_by_text("There is no page").first.inner_text()
+    errors_shown = page.get_by_test_id("stException").count()
+    context.close()
+    assert errors_shown == 0
+    assert "/no_such_page" in note, note
+    assert [e for e in console.unexpected() if NOT_FOUND_LOG not in e] == []
