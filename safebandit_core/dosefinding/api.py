@@ -24,6 +24,8 @@ from .designs import DESIGNS, Options, boin_tables, crm_tables, patients_needed,
 MAX_COHORT = 12
 MAX_COHORTS = 100
 MAX_TRIALS = 100_000
+MAX_DRAWS = 10_000_000
+"""At most this many tolerances (trials × patients per trial): 80 MB of float64, and their doses beside them."""
 ESTIMATES = ("plugin", "mean")
 """The CRM's estimate of ``p_j``: dfcrm's plug-in ``s_j^{exp(â)}`` (default) or the posterior mean."""
 
@@ -61,6 +63,10 @@ def check_inputs(truth: Sequence[float], target: float, cohort: int, cohorts: in
     for name in chosen:
         check_choice("designs", name, DESIGNS)
     K = p.size
+    per_trial = patients_needed(K, cohort, cohorts)
+    if trials * per_trial > MAX_DRAWS:
+        raise SettingsError("trials", f"at most {MAX_DRAWS // per_trial:,} with {per_trial} patients per trial",
+                            trials)
     if skeleton is not None:
         s = _check_probabilities("skeleton", list(skeleton), open_ends=True)
         if s.size != K:

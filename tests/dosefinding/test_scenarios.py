@@ -111,3 +111,9 @@ def test_bad_input_names_the_field(kwargs, field):
     with pytest.raises(SettingsError) as err:
         dosefinding.simulate(**args)
     assert err.value.field == field
+
+
+def test_the_draws_are_bounded():
+    with pytest.raises(SettingsError) as err:
+        dosefinding.simulate([0.1, 0.3], 0.3, cohort=12, cohorts=100, trials=9000)
+    assert err.value.field == "trials" and "8,333 with 1200 patients" in err.value.allowed
