@@ -3,7 +3,7 @@
 Every trial draws its patients' tolerances ``u_i ~ U(0, 1)`` once, in enrolment order; patient i given dose
 j has a DLT iff ``u_i < p_j``, so the three designs of a trial treat the same patients (common random
 numbers). Each design is a ``lax.scan`` over cohorts with fixed shapes, written for one trial and ``vmap``-ed
-over trials; :func:`simulate_all` runs all three in one jitted call, in float64.
+over batches of trials; :func:`simulate_all` runs all three in one jitted call, in float64.
 
 Doses are 1-based in what a design returns (``mtd`` 0 = none; ``doses[i]`` 0 = patient i not enrolled);
 inside the scans they are 0-based indices.
