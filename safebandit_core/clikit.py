@@ -109,14 +109,17 @@ def cell_text(key: str, value: Any, trim: bool = False) -> str:
     return str(value)
 
 
-def table(rows: Sequence[Sequence[str]], header: Sequence[str], indent: str = "  ", left: int = 1) -> list[str]:
+def table(rows: Sequence[Sequence[str]], header: Sequence[str], indent: str = "  ", left: int = 1,
+          align: str = "") -> list[str]:
     """An aligned text table: the header, a rule, then the rows; the first ``left`` columns (names) left-aligned,
-    the others (numbers) right-aligned, two spaces between columns."""
+    the others (numbers) right-aligned, two spaces between columns; ``align`` ("l" or "r" per column) sets each
+    column's side instead."""
+    sides = align or "l" * left + "r" * (len(header) - left)
     widths = [max(len(str(c)) for c in col) for col in zip(header, *rows, strict=True)]
 
     def line(cells: Sequence[str]) -> str:
-        parts = [str(c).ljust(w) if i < left else str(c).rjust(w) for i, (c, w) in enumerate(zip(cells, widths,
-                                                                                                  strict=True))]
+        parts = [str(c).ljust(w) if side == "l" else str(c).rjust(w)
+                 for c, w, side in zip(cells, widths, sides, strict=True)]
         return (indent + "  ".join(parts)).rstrip()
 
     return [line(header), indent + "  ".join("-" * w for w in widths), *(line(r) for r in rows)]

@@ -133,26 +133,35 @@ def _report(args: argparse.Namespace, preset: Any, result: Any, out_dir: Path | 
                               jsondoc.rows_of(result.cell_summary(), drop=("seeds", "T")), preset=preset.name,
                               paper=paper, claims=claims, **extra), True)
     else:
-        _print_table(lines, paper)
+        _print_table(lines, paper, one_seed=seeds == 1)
         print("paper vs this run:")
         for c in claims:
             print(f"  {c['claim']} {c['verdict']:<24} {c['ours']}" + (f"  ({c['why']})" if c["why"] else ""))
 
 
-def _print_table(lines: list[str], rows: list[dict]) -> None:
-    """The summary rows, one a line, every number of a line in one unit (violation rates in percent, as the
-    papers print them), with where ours lies against the paper's range."""
+def _print_table(lines: list[str], rows: list[dict], one_seed: bool = False) -> None:
+    """The summary rows as one aligned table (:func:`safebandit_core.clikit.table`), a row per setting, policy and
+    metric, every number of a row in one unit (violation rates in percent, as the papers print them), with the
+    paper's number and where ours lies against the paper's range; a run of ``one_seed`` shows no interval and says
+    why."""
     from .presets import PaperNumber, format_value
 
     for line in lines:
         print(line)
+    cells = []
     for r in rows:
         settings = ", ".join(f"{k}={v}" for k, v in r["settings"].items() if k not in ("T", "seeds"))
         metric = r["metric"]
-        ci = ("" if r["ci_low"] is None else
-              f"  [{format_value(metric, r['ci_low'])}, {format_value(metric, r['ci_high'])}]")
-        paper = ""
+        ci = ("—" if r["ci_low"] is None or one_seed else
+              f"[{format_value(metric, r['ci_low'])}, {format_value(metric, r['ci_high'])}]")
+        paper, ours = "—", ""
         if r["paper_value"] is not None:
-            where = PaperNumber(r["policy"], metric, r["paper_value"], r["paper_low"], r["paper_high"], "")
-            paper = f"  (paper: {r['paper_value']}; ours {where.position(r['value'])})"
-        print(f"  {settings:<24} {r['label']:<15} {metric:<15} {format_value(metric, r['value'])}{ci}{paper}")
+            paper = str(r["paper_value"])
+            ours = PaperNumber(r["policy"], metric, r["paper_value"], r["paper_low"], r["paper_high"],
+                               "").position(r["value"])
+        cells.append([settings, r["label"], metric, format_value(metric, r["value"]), ci, paper, ours])
+    for line in clikit.table(cells, ["settings", "policy", "metric", "value", "95 % CI", "paper", "ours"],
+                             align="lllrrll"):
+        print(line)
+    if one_seed:
+        print(f"  {clikit.NO_SPREAD}")

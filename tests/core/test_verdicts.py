@@ -11,7 +11,7 @@ import re
 import pandas as pd
 import pytest
 
-from safebandit_core import cli, preset_cli, presets
+from safebandit_core import cli, clikit, preset_cli, presets
 from tests.conftest import ROOT
 
 SEED_NAME = re.compile(r"seed[ _-]?00[01]", re.IGNORECASE)
@@ -99,10 +99,16 @@ def test_replay_lines_print_rates_in_percent_beside_the_papers_percent(capsys):
     rows = presets.summary_rows(summary_rows({"hpucb": 0.0003, "on_expectation": 0.2}))
     preset_cli._print_table(["head"], rows)
     out = capsys.readouterr().out.splitlines()
-    assert out[0] == "head"
-    assert out[1].endswith("violation_rate  0.03 %  [0.015 %, 0.06 %]  (paper: 0.02 %; ours above)"), out[1]
-    assert "0.0003" not in out[1]
-    assert out[2].endswith("(paper: 12 % – 23 % (range over τ); ours within)") and " 20 %" in out[2]
+    assert out[0] == "head" and out[1].split() == ["settings", "policy", "metric", "value", "95", "%", "CI", "paper",
+                                                   "ours"]
+    cells = [re.split(r"\s{2,}", line.strip()) for line in out[3:]]
+    assert cells[0][2:] == ["violation_rate", "0.03 %", "[0.015 %, 0.06 %]", "0.02 %", "above"], cells[0]
+    assert "0.0003" not in out[3]
+    assert cells[1][2:] == ["violation_rate", "20 %", "[10 %, 40 %]", "12 % – 23 % (range over τ)", "within"], cells[1]
+    assert len({line.index("violation_rate") for line in out[3:]}) == 1  # one column, aligned
+    preset_cli._print_table([], rows, one_seed=True)
+    out = capsys.readouterr().out.splitlines()
+    assert re.split(r"\s{2,}", out[2].strip())[4] == "—" and out[-1] == f"  {clikit.NO_SPREAD}"
 
 
 @pytest.mark.parametrize("command", [None, *cli.commands()])
