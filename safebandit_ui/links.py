@@ -10,11 +10,13 @@ is taken out of the link and named in one warning at the top of the page (:func:
 the valid parts of a multi-valued parameter stay. Options may be given by their label (as the
 widget writes them) or by their plain value (``?policies=hpucb``).
 
-A link says nothing silently: a parameter given more than once to a single-valued control (the last value counts) is
-named with the value used, and at the end of the run (:func:`unread`) each parameter nothing on the page read is
-taken out and named: as not a setting of this page, or, for one the page reads under other settings
-(:func:`may_read`), as unused with the current ones. A page reads a parameter through :func:`bound`, or itself
-through :func:`read` (a model, a scene), or lets :func:`reads` count one that another part of it handles.
+Nothing in a link is dropped or corrected without a word: a parameter given more than once to a single-valued control
+(the last value counts) is named with the value used, and at the end of the run (:func:`unread`) each parameter
+nothing on the page read is taken out and named: as not a setting of this page, or, for one the page reads under
+other settings (:func:`may_read`), as unused with the current ones. A page reads a parameter through :func:`bound`,
+or itself through :func:`read` (a model, a scene), or lets :func:`reads` count one that another part of it handles.
+A value that a control of another page left in the session under the same key is forgotten when the control about
+to be drawn cannot take it (:func:`bound`), so it starts as on a first visit.
 """
 
 from __future__ import annotations
