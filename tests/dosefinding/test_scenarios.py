@@ -117,3 +117,22 @@ def test_the_draws_are_bounded():
     with pytest.raises(SettingsError) as err:
         dosefinding.simulate([0.1, 0.3], 0.3, cohort=12, cohorts=100, trials=9000)
     assert err.value.field == "trials" and "8,333 with 1200 patients" in err.value.allowed
+
+
+def test_3p3_selection_matches_its_exact_probabilities():
+    """3+3 has a closed form: a dose passes with 0/3, or 1/3 then 0/3; the MTD is the dose below the first that
+    fails (K when all pass). Expected patients per dose follow the same way."""
+    p = np.array([0.05, 0.15, 0.3, 0.45])
+    q = 1 - p
+    b0, b1 = q**3, 3 * p * q**2
+    passes = b0 + b1 * b0
+    reach = np.concatenate([[1.0], np.cumprod(passes)[:-1]])  # P(dose j is tried)
+    exact = np.append(reach * (1 - passes), np.prod(passes))  # MTD 0..K: stop at j → MTD j − 1; all pass → K
+    patients = reach * (3 + 3 * b1)
+    R = 20_000
+    res = dosefinding.simulate(p, 0.3, trials=R, seed=1, designs=("3+3",))
+    c = res.characteristics["3+3"]
+    got = np.array([c["none_pct"], *c["select_pct"]]) / 100
+    np.testing.assert_array_less(np.abs(got - exact), 4.5 * np.sqrt(exact * (1 - exact) / R) + 1e-12)
+    sd = 3.0 * np.sqrt(reach * (1 + 3 * b1) - (reach * (1 + b1)) ** 2)  # n_j = 3·(tried)·(1 + [1/3])
+    np.testing.assert_array_less(np.abs(np.array(c["patients"]) - patients), 4.5 * sd / np.sqrt(R))
