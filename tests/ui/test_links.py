@@ -307,3 +307,12 @@ def test_a_page_the_app_does_not_have_is_named_with_the_page_opened_instead():
     at._page_hash = ""  # the browser now shows the page it got
     at.run()
     assert notes(at) == ""  # named once
+
+
+def test_a_sweep_axis_of_another_model_is_named_as_not_shown():
+    """A sweeps link holds the axes of the model it sweeps; another model's axis is this page's, drawn only when that
+    model is chosen."""
+    at = open_with({"sweep_kind": "dose", "sweep_x_meanvar": "rho"}, "pages/sweeps.py")
+    shown = "Ignored `sweep_x_meanvar=rho` from the link: its control is not shown with the current settings"
+    assert shown in notes(at)
+    assert "sweep_x_meanvar" not in params(at)
