@@ -83,7 +83,7 @@ def number_text(value: float, digits: int = SIGNIFICANT, trim: bool = False) -> 
         return str(value)
     if value == 0:
         return "0"
-    magnitude = math.floor(math.log10(abs(value)))
+    magnitude = math.floor(math.log10(abs(float(f"{value:.{digits - 1}e}"))))  # of the rounded value: 9.9996 -> 10.00
     if -4 <= magnitude < 9:
         text = f"{value:,.{max(0, digits - 1 - magnitude)}f}"
         if trim and "." in text:

@@ -117,6 +117,7 @@ def test_numbers_keep_four_significant_digits_and_shares_read_in_percent() -> No
     assert [clikit.number_text(x) for x in (29754.53229579584, 1.6046567163905046, 0.012345, -0.44896, 0.0)] == \
         ["29,755", "1.605", "0.01235", "-0.4490", "0"]
     assert clikit.number_text(2079.8570380340266) == "2,080" and clikit.number_text(1.5e12) == "1.500e+12"
+    assert clikit.number_text(9.99996) == "10.00" and clikit.number_text(-0.00099996) == "-0.001000"
     assert clikit.number_text(0.1, trim=True) == "0.1" and clikit.number_text(30.0, trim=True) == "30"
     assert clikit.cell_text("violation_rate", 0.02219) == "2.2 %"
     assert clikit.cell_text("violation_rate_ci95", [0.004, 0.0403]) == "[0.4 %, 4.0 %]"
