@@ -10,13 +10,18 @@ waits for the sessions' threads, so the interpreter never finalises under one (w
 
 from __future__ import annotations
 
+import signal
 import threading
 import time
 import weakref
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import pytest
 
 from safebandit_ui import ahead, stopping, store, warmup
+from tests.ui import wsclient
+from tests.ui.browserkit import serve
 
 STOPS = 10
 AT_ONCE = 2
@@ -120,3 +125,57 @@ def test_the_ordered_stop_is_bounded(own_background):
     release.set()
     thread.join(5)
     assert stopping.stop(timeout=0.2) is True
+
+
+def test_only_the_servers_process_ends_itself_after_the_stop():
+    """The hard end after the ordered stop is for the server, whose argv Streamlit makes the script's own
+    (``[…/app.py, args…]``), never for a process that runs the app under AppTest."""
+    assert stopping.serving(["/srv/safebandit/app.py"]) and stopping.serving(["app.py", "--flag"])
+    assert not stopping.serving(["/venv/bin/pytest", "-n", "2"])
+    assert not stopping.serving(["-c"]) and not stopping.serving([])
+    assert not stopping.serving(["/venv/bin/streamlit", "run", "app.py"])
+
+
+def test_an_uncaught_exception_in_the_main_thread_makes_the_status_1(monkeypatch):
+    """The status the hard end gives is what Python would: 1 once an exception reached the main thread uncaught."""
+    monkeypatch.setattr(stopping, "_FAILED", [])
+    monkeypatch.setattr(stopping, "_EXCEPTHOOK", lambda *a: None)
+    assert stopping.exit_status() == 0
+    try:
+        raise ValueError("boom")
+    except ValueError as e:
+        stopping._note_failure(ValueError, e, e.__traceback__)
+    assert stopping.exit_status() == 1
+
+
+def stop_busy(log: Path, delay_s: float) -> tuple[int | None, str]:
+    """Serve app.py plainly with the warm-up and computing ahead on, open :data:`PAGES` at once, send SIGTERM
+    ``delay_s`` later (the warm-up and the pages' runs then in flight); the exit status and the log."""
+    started: list = []
+    with serve(log, {warmup.OFF_ENV: "1", ahead.OFF_ENV: "1"}, started, script="app.py") as url:
+        visits = threading.Thread(target=lambda: _visit(url), daemon=True)
+        visits.start()
+        time.sleep(delay_s)
+        proc = started[0]
+        assert proc.poll() is None, log.read_text()[-3000:]
+        proc.send_signal(signal.SIGTERM)
+        code = proc.wait(90)
+    return code, log.read_text()
+
+
+def _visit(url: str) -> None:
+    try:
+        wsclient.sessions(url, PAGES, timeout_s=90)
+    except Exception:  # the server closes these sockets as it stops: that is what is tested
+        pass
+
+
+@pytest.mark.slow
+def test_a_busy_server_stopped_ten_times_exits_0_every_time(tmp_path):
+    """Ten plain ``streamlit run app.py`` servers, two at a time, each sent SIGTERM while its warm-up and eight
+    pages compute: every one exits 0 with no crash in its log."""
+    delays = [2.5 + (i % 5) for i in range(STOPS)]  # the pages importing, then running, beside the warm-up
+    with ThreadPoolExecutor(AT_ONCE) as pool:
+        results = list(pool.map(stop_busy, [tmp_path / f"server{i}.log" for i in range(STOPS)], delays))
+    bad = [(code, text[-1500:]) for code, text in results if code != 0 or any(c in text for c in CRASHED)]
+    assert bad == [], f"{len(bad)} of {STOPS} stops failed; first: {bad[:1]}"
