@@ -188,9 +188,10 @@ def document(res: DoseFindingResult, design: str, model: dict[str, Any] | None) 
         extra.update(lambda_e=b.lambda_e, lambda_d=b.lambda_d, escalate=b.escalate[1:].tolist(),
                      deescalate=b.deescalate[1:].tolist(),
                      eliminate=[int(x) if ok else None for x, ok in zip(b.eliminate[1:], b.defined[1:], strict=True)])
-    if len(res.designs) == 1:
-        extra.update({k: res.characteristics[res.designs[0]][k] for k in oc.FIGURES})
-    return jsondoc.document("dosefinding", res.N, res.trials, res.device, "float64", res.seconds, rows, **extra)
+    doc = jsondoc.document("dosefinding", res.N, res.trials, res.device, "float64", res.seconds, rows, **extra)
+    if len(res.designs) == 1:  # as its row says them (one trial: no intervals)
+        doc.update({k: doc["rows"][0][k] for k in oc.FIGURES})
+    return doc
 
 
 def table(res: DoseFindingResult) -> list[str]:

@@ -123,3 +123,9 @@ def test_help_shows_the_defaults(cli):
                     "(default 10;", "(default 10000)", "(default 0)", "(default plugin)", "(default off)"):
         assert default in text, default
     assert text.count("(default") >= 18
+
+
+def test_one_trial_has_no_intervals(cli):
+    doc = json.loads(cli("--design", "crm", "--trials", "1", "--json").stdout)
+    assert jsondoc.problems(doc) == []
+    assert doc["pcs_ci95"] is None and doc["rows"][0]["select_pct_ci95"] is None and doc["pcs"] in (0.0, 100.0)
