@@ -30,9 +30,9 @@ from typing import Any
 import plotly
 import plotly.io as pio
 import streamlit as st
-from streamlit import runtime
 from streamlit.components.v2 import component
 
+from . import stprivate
 from .approot import app_root
 
 SCRIPT = "plotly.min.js"
@@ -420,7 +420,7 @@ def served() -> bool:
 
     False, and not yet decided, until Streamlit's runtime exists: a thread asking while the server starts (the
     warm-up making the pages' charts) must not settle the answer before the server has read its options."""
-    return runtime.exists() and _served()
+    return stprivate.runtime_exists() and _served()
 
 
 @st.cache_resource(show_spinner=False)

@@ -50,17 +50,6 @@ def _exit_cleanly(signum: int, frame: Any) -> None:
     raise SystemExit(0)
 
 
-def skip_direct_run_hint() -> None:
-    """Tell Streamlit its hint for a script started without ``streamlit run`` has been shown: this process always
-    serves through it. The hint's check reads the source of every frame of the first script run's stack
-    (``inspect.stack``), 0.3-0.4 s of the first visitor's wait on a 2-core machine, to decide on a message that a
-    server never prints. Nothing changes where Streamlit no longer has the flag."""
-    from streamlit import delta_generator
-
-    if hasattr(delta_generator, "_use_warning_has_been_displayed"):
-        delta_generator._use_warning_has_been_displayed = True
-
-
 def main(argv: list[str] | None = None) -> None:
     """Import the core, start the warm-up, then serve ``app.py`` with Streamlit's options ``argv``."""
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -74,7 +63,9 @@ def main(argv: list[str] | None = None) -> None:
     logging.getLogger("uvicorn.error").addFilter(ClientGone())
     from streamlit.web import cli
 
-    skip_direct_run_hint()
+    from . import stprivate
+
+    stprivate.skip_direct_run_hint()
     root = app_root()
     plot.provide_script(root)  # before Streamlit's start-up looks for the static folder
     os.chdir(root)  # Streamlit reads .streamlit/config.toml from the working directory

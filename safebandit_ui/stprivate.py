@@ -33,6 +33,7 @@ TESTED = ((1, 60), (1, 69))
 """The Streamlit releases (major, minor), both ends included, whose internals this module was read from."""
 QUERY_FIELDS = ("_initial_query_params", "_query_params", "_send_query_param_msg", "remove_param")
 CONTEXT_FIELDS = ("cursors", "fragment_ids_this_run", "pages_manager", "page_script_hash")
+HINT_FLAG = "_use_warning_has_been_displayed"
 PAGES_FIELDS = ("intended_page_script_hash", "intended_page_name")
 
 
@@ -63,6 +64,10 @@ def problems() -> list[str]:
     found += [f"PagesManager.{name} is gone" for name in PAGES_FIELDS if not hasattr(PagesManager, name)]
     if not isinstance(getattr(PagesManager, "uses_pages_directory", None), (bool, type(None))):
         found.append("PagesManager.uses_pages_directory is no longer a flag")
+    from streamlit import delta_generator
+
+    if not isinstance(getattr(delta_generator, HINT_FLAG, None), bool):
+        found.append(f"delta_generator.{HINT_FLAG} is gone")
     return found
 
 
@@ -112,6 +117,21 @@ def page_not_found() -> str | None:
     if asked_name:
         return None if any(p.get("url_pathname") == asked_name for p in pages.values()) else asked_name
     return None
+
+
+def skip_direct_run_hint() -> None:
+    """Tell Streamlit its hint for a script started without ``streamlit run`` has been shown: the server always
+    serves through it, and the hint's check costs the first visitor 0.3–0.4 s."""
+    from streamlit import delta_generator
+
+    setattr(delta_generator, HINT_FLAG, True)
+
+
+def runtime_exists() -> bool:
+    """Whether Streamlit's runtime (a server, or AppTest's) has started in this process."""
+    from streamlit import runtime
+
+    return runtime.exists()
 
 
 def link_names() -> list[str]:

@@ -21,11 +21,14 @@ function (``serve`` runs it in-process) and AppTest."""
 
 
 def streamlit_imports(path: Path) -> set[str]:
-    """The Streamlit modules a file imports (``from streamlit.x import y`` gives ``streamlit.x``)."""
+    """The Streamlit modules a file imports (``from streamlit.x import y`` gives ``streamlit.x``, and
+    ``from streamlit import runtime`` gives ``streamlit.runtime``)."""
     found = set()
     for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
         if isinstance(node, ast.Import):
             found |= {a.name for a in node.names if a.name.split(".")[0] == "streamlit"}
+        elif isinstance(node, ast.ImportFrom) and node.module == "streamlit":
+            found |= {f"streamlit.{a.name}" for a in node.names}
         elif isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "streamlit":
             found.add(node.module)
     return found
