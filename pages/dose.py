@@ -8,7 +8,7 @@ from safebandit_ui import model_page
 model_page.render(
     "dose",
     "Dose model: safe by design",
-    "Each round a patient (a context X_t) arrives and the learner picks a dose α_t ∈ [0, 1]. The dose scales both "
+    "Each round a patient arrives and the learner picks a dose α_t ∈ [0, 1]. The dose scales both "
     "the benefit and the side effect, **noise included**, so a bigger dose is riskier twice over. **HPC-UCB** keeps "
     "each round's realized side effect below τ with probability 1 − δ; **On-Expectation** only keeps its average "
     "below τ; **ε-Greedy** mixes in a known-safe dose.",

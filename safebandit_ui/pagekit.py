@@ -246,12 +246,12 @@ def conservative_summary(policy: Iterable[str], summary: pd.DataFrame, regret: s
     ``"_min"``, ``"_max"``) and the smallest slack per policy.
     """
     st.subheader("Summary over runs")
-    mean = f"final {regret} (mean)"
+    mean = f"{regret} at the end (mean)"
     table = pd.DataFrame({
-        "policy": policy,
+        "rule": policy,
         "default pulls N₀(T) (mean)": summary["default_pulls_mean"],
         mean: summary[f"{column}_mean"],
-        f"final {regret} (min – max)": [f"{lo:.2f} – {hi:.2f}" for lo, hi in
+        f"{regret} at the end (min – max)": [f"{lo:.2f} – {hi:.2f}" for lo, hi in
                                         zip(summary[f"{column}_min"], summary[f"{column}_max"], strict=True)],
         "min slack": [0.0 if captions.is_round_off(v) else v for v in summary["min_slack"].astype(float)],
     })

@@ -98,7 +98,7 @@ AXES: tuple[M.Axis, ...] = (
 """The sweepable settings of every dose-type model (the linear and the non-linear one)."""
 
 PANELS: tuple[M.Panel, ...] = (
-    M.Panel("cum_regret", "cumulative regret", "regret {:,.1f}"),
+    M.Panel("cum_regret", "benefit lost so far", "benefit lost {:,.1f}"),
     M.Panel("violation", "share of rounds over τ so far", "{:.1%} of rounds over τ", how="running"),
     M.Panel("est_upper", "estimated safe dose α̂max_t (running mean)", "mean safe dose {:.2f}", how="running"),
 )

@@ -154,7 +154,7 @@ def regret_figure(
     t_max: int | None = None,
     band: str = "minmax",
     title: str | None = None,
-    y_title: str = "cumulative regret",
+    y_title: str = "reward lost",
     max_points: int = MAX_TRACE_POINTS,
 ) -> go.Figure:
     """Cumulative regret per policy (mean over runs with a band) and the baseline's regret ``best·t − baseline``.
@@ -165,7 +165,7 @@ def regret_figure(
     frame = shown(frame)
     part = thin(frame if t_max is None else frame[frame["t"] <= t_max], "cum_regret", max_points)
     if title is None:
-        what = "Cumulative regret" if t_max is None else f"Early exploration: the first {t_max:,} rounds"
+        what = "Reward lost so far" if t_max is None else f"Early exploration: the first {t_max:,} rounds"
         title = f"{what} ({BAND_NAMES.get(band, band)} over runs)"
     if part.empty:
         return figure([], base_layout(title, "round t", y_title))

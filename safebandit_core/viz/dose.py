@@ -43,10 +43,11 @@ DELTA_COLOR = "#E69F00"
 
 
 def regret_figure(frame: pd.DataFrame, band: str = "std", max_points: int = MAX_POINTS) -> go.Figure:
-    """Cumulative constrained pseudo-regret per policy: mean across seeds with a ±1 std or min–max band."""
+    """Cumulative constrained pseudo-regret per policy: mean across seeds with a ±1 std or min–max band, titled in
+    a visitor's words (the benefit lost so far, over runs)."""
     name = {"std": "mean ± 1 std", "minmax": "mean, min–max", "none": "mean"}.get(band, band)
-    return mean_band_figure(frame, "cum_regret", title=f"Cumulative regret ({name} over seeds)",
-                            y_title="cumulative regret", band=band, max_points=max_points)
+    return mean_band_figure(frame, "cum_regret", title=f"Benefit lost so far ({name} over runs)",
+                            y_title="benefit lost", band=band, max_points=max_points)
 
 
 def safe_interval_figure(frame: pd.DataFrame, seed: int | None = None, max_points: int = MAX_POINTS) -> go.Figure:
@@ -83,7 +84,7 @@ def safe_interval_figure(frame: pd.DataFrame, seed: int | None = None, max_point
                        xaxis=xa, yaxis=ya, line={"color": colors[lab], "width": 2.2}, legendgroup="estimate",
                        showlegend=first, hovertemplate="α̂max (mean) %{y:.3f}"),
         ]
-    layout = base_layout(f"Safe interval: estimated upper end α̂max_t against the true α*max_t (seed {chosen})",
+    layout = base_layout(f"Safe interval: estimated upper end α̂max_t against the true α*max_t (run {chosen})",
                          height=110 + 150 * len(labels))
     stacked(layout, labels, "round t", "dose")
     for i in range(1, len(labels) + 1):
@@ -116,7 +117,7 @@ def cost_figure(frame: pd.DataFrame, tau: float, seed: int | None = None, max_po
         shapes.append(hline(tau, LIMIT_COLOR, width=1.2, yref=ya, xref=xa))
         rate = float((part["cost"] > tau).mean()) if len(part) else 0.0
         titles.append(f"{lab}: {len(bad)} violations ({rate:.2%})")
-    layout = base_layout(f"Realized cost C_t against τ = {tau:g} (dashed), seed {chosen}",
+    layout = base_layout(f"Realized cost C_t against τ = {tau:g} (dashed), run {chosen}",
                          height=110 + 130 * len(labels))
     stacked(layout, titles, "round t", "cost")
     layout["shapes"] = shapes

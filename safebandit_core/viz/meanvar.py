@@ -33,11 +33,11 @@ def best_mv(arms: pd.DataFrame) -> float:
 def regret_figure(frame: pd.DataFrame, mv_star: float, *, t_max: int | None = None, band: str = "minmax"
                   ) -> go.Figure:
     """Cumulative mean-variance regret T·R̃_T per policy (mean, min–max band) and the baseline's."""
-    what = ("T·R̃ₜ, cumulative mean-variance regret" if t_max is None
+    what = ("T·R̃ₜ, mean-variance lost so far" if t_max is None
             else f"Early exploration: the first {t_max:,} rounds")
     return vc.regret_figure(frame, mv_star, baseline_col="baseline", baseline_name=BASELINE_NAME, t_max=t_max,
                             band=band, title=f"{what} ({vc.BAND_NAMES.get(band, band)} over runs)",
-                            y_title="T·R̃ (cumulative MV regret)")
+                            y_title="T·R̃ (mean-variance lost)")
 
 
 def zoom_figure(frame: pd.DataFrame, mv_star: float, window: int, *, band: str = "minmax") -> go.Figure:

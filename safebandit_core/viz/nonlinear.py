@@ -46,7 +46,7 @@ def set_size_figure(frame: pd.DataFrame, size: int, n_points: int = 300) -> go.F
             traces.append(go.Scatter(x=part["t"].to_numpy(), y=part[col].to_numpy(), mode="lines", name=lab,
                                      xaxis=xa, yaxis=ya, legendgroup=lab, showlegend=i == 1,
                                      line={"color": colors[lab], "width": 2}, hovertemplate="%{y:.3g} functions"))
-    layout = base_layout(f"Functions still in the confidence sets (mean over seeds; |F| = {size:,}, dashed)",
+    layout = base_layout(f"Functions still in the confidence sets (mean over runs; |F| = {size:,}, dashed)",
                          height=460)
     stacked(layout, [title for _, title in rows], "round t (log scale)", "functions (log)")
     top = np.log10(max(size, 1) * 1.6)

@@ -131,34 +131,40 @@ def explain_rule(s: ConservativeSettings) -> model_page.Slots:
                    + "\n\nOtherwise it plays x₀; so by construction its slack never drops below zero.")
     right.caption("The baselines (ConUCB, CLUCB, CLUCB2, C3UCB) check a budget of **lower confidence bounds** (δ = "
                   "1/T; the rule holds with probability 1 − δ), wide early on, so they fall back on the default arm "
-                  "often. Whether that costs more or less regret than GenCB depends on the horizon: the sentences "
+                  "often. Whether that costs more or less reward than GenCB depends on the horizon: the sentences "
                   "under the charts say which wins in this run. UCB, LinUCB and C2UCB ignore the rule.")
     return {}
+
+
+HORIZONS = "Reward lost over horizons"
+"""The title of the box that runs GenCB and its baseline over longer horizons (the sentences name it)."""
 
 
 def layout(s: ConservativeSettings) -> tuple[model_page.Slots, float]:
     """The result sections with their explanations; returns chart slots (``*_note`` for sentences) and the zoom."""
     slots: dict[str, Any] = {}
-    with pagekit.chart_row(slots, "regret", "Regret: what the caution costs"):
+    with pagekit.chart_row(slots, "regret", "Reward lost: what the caution costs"):
         st.markdown("Reward lost against always playing the best arm; flat means it has learned, lower is better "
                     "(as the One-size-fits-all paper's Figure 1: mean over runs, min–max band).")
         st.caption("The dashed line is the baseline: a learner that earns exactly (1 − α)·μ₀ each round, the most "
                    "the rule lets it lose.")
         slots["regret_note"] = st.empty()
         pagekit.symbols("cb_regret_symbols",
-                        r"\mathcal{R}_T=\sum_{t=1}^{T}\big(\mu_{\mathrm{best}}-\mu_{x_t}\big),\quad \mu_{x_0}=\mu_0")
+                        r"\mathcal{R}_T=\sum_{t=1}^{T}\big(\mu_{\mathrm{best}}-\mu_{x_t}\big),\quad \mu_{x_0}=\mu_0",
+                        note="The papers call the reward lost the regret R_T; each curve is a policy's mean over the "
+                             "seeds (runs).")
     zoom = pagekit.zoom_row(slots, ZOOM_KEY, "A curve above the dashed line has lost more expected reward than a "
                                               "learner earning exactly (1 − α)·μ₀ per round.")
     pagekit.chart_row(slots, "reward", "Reward against the line it must stay above").markdown(
         "Total reward Σ r_s so far; the red dashed line is (1 − α)·μ₀·t. GenCB is built never to go under it, the "
         "lower-confidence baselines with probability 1 − δ; the unconstrained one may dip under it while it explores.")
     right = pagekit.chart_row(slots, "slack", "Slack: how much room was left")
-    right.markdown("Slack Σ r_s − (1 − α)·μ₀·t per policy; the rule is broken where it goes below the red zero line "
+    right.markdown("Slack Σ r_s − (1 − α)·μ₀·t per rule; the rule is broken where it goes below the red zero line "
                    "(a cross marks the first such round; each row's title says what happened in this run).")
     slots["slack_note"] = right.empty()
     right = pagekit.more_row(slots, "default_pulls", "Default-arm pulls N₀(t)", "cb_pulls_box")
     if right is not None:
-        right.markdown("How often each policy fell back on the default arm; the unconstrained policy never does.")
+        right.markdown("How often each rule fell back on the default arm; the unconstrained one never does.")
         slots["pulls_note"] = right.empty()
     return slots, zoom
 
@@ -170,20 +176,21 @@ def texts(slots: model_page.Slots, s: ConservativeSettings, v: model_page.Views,
         slots["zoom_note"].caption(vc.zoom_sentence(frame, v["best"], vc.early_window(s.T, zoom / 100)))
     slots["slack_note"].markdown(captions.slack_runs(v["negative"]))
     if {"gencb", base} <= set(summary["policy"]):
-        slots["regret_note"].markdown(captions.regret_verdict(summary, "gencb", base, s.seeds, s.K))
+        slots["regret_note"].markdown(captions.regret_verdict(summary, "gencb", base, s.seeds, s.K, plain=True,
+                                                              horizons=HORIZONS))
         if "pulls_note" in slots:
             slots["pulls_note"].markdown(captions.default_pulls_sentence(summary, "gencb", base))
 
 
 def summary_table(s: ConservativeSettings, run: Run, v: model_page.Views, ctx: shell.RunContext) -> None:
     """*Summary over runs*: default pulls, final regret and the smallest slack per policy."""
-    pagekit.conservative_summary(v["summary"]["label"], v["summary"], "regret", "cum_regret")
+    pagekit.conservative_summary(v["summary"]["label"], v["summary"], "reward lost", "cum_regret")
 
 
 def crossover(s: ConservativeSettings, run: Run, v: model_page.Views, ctx: shell.RunContext) -> None:
     """*Regret over horizons*: GenCB and the baseline, one run per horizon, computed only when asked."""
     base = BASELINE[s.problem]
-    with st.expander(f"Regret over horizons: when does GenCB overtake {LABELS[base]}?", icon=":material/timeline:"):
+    with st.expander(f"{HORIZONS}: when does GenCB overtake {LABELS[base]}?", icon=":material/timeline:"):
         st.markdown(f"One run of GenCB and {LABELS[base]} per horizon T, the other settings as above: "
                     f"{LABELS[base]}'s confidence δ = 1/T depends on the horizon, so the first t rounds of a long "
                     "run are not a run of length t.")

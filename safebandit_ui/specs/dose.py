@@ -70,25 +70,28 @@ BANDS = ("std", "minmax")
 def layout(s: DoseSettings) -> tuple[model_page.Slots, str]:
     """The result sections with their explanations; returns chart slots and the chosen regret band."""
     slots: dict[str, Any] = {}
-    with pagekit.chart_row(slots, "regret", "Regret: how much reward the caution costs"):
-        st.markdown("Reward lost against a clairvoyant that knows the truth and obeys the same rule. A curve "
-                    "that flattens has learned; lower is better — unless it is negative, which means the "
-                    "policy earned more by breaking the rule.")
+    with pagekit.chart_row(slots, "regret", "Benefit lost: what the caution costs"):
+        st.markdown("Benefit lost against an all-knowing rival that knows the truth and keeps the same rule. A curve "
+                    "that flattens has learned; lower is better — unless it is below 0, which means the "
+                    "rule earned more by breaking the limit.")
         slots["regret_text"] = st.empty()
         pagekit.symbols("dose_regret_symbols",
-                        r"\mathcal{R}_T=\sum_{t=1}^{T}\big(g(\alpha^*_t)-g(\alpha_t)\big)\langle X_t,\theta^*\rangle")
-        band = links.bound(st.radio, "Spread across seeds", list(BANDS), key="band", horizontal=True,
+                        r"\mathcal{R}_T=\sum_{t=1}^{T}\big(g(\alpha^*_t)-g(\alpha_t)\big)\langle X_t,\theta^*\rangle",
+                        note="The papers call the benefit lost the regret R_T, against a clairvoyant that knows θ* "
+                             "and μ* (the rival); X_t is round t's context (the patient), each curve a policy's "
+                             "mean over the seeds (runs).")
+        band = links.bound(st.radio, "Spread across runs", list(BANDS), key="band", horizontal=True,
                            format_func={"std": "± 1 std", "minmax": "min – max"}.get)
     with pagekit.chart_row(slots, "violations", "Safety: how often the realized cost passes τ"):
         st.markdown("Each round must keep its **realized** cost below τ with probability at least 1 − δ: the bar "
-                    "of a safe policy stays under the dashed δ line. In this run:")
+                    "of a safe rule stays under the dashed δ line. In this run:")
         slots["safety_text"] = st.empty()
         pagekit.symbols("dose_safety_symbols", r"\Pr(C_t\le\tau)\ge 1-\delta\quad\text{every round, where}",
                         r"C_t=g(\alpha_t)\big(\langle X_t,\mu^*\rangle+\xi^c_t\big)")
     slots["cost"] = st.empty()
-    st.caption(f"Realized costs of the first seed at {MAX_DOTS} evenly spaced rounds (the panel titles count every "
-               "round); red crosses are rounds above τ. Costs can be negative: the noise ξ is added to the mean cost, "
-               "and a dose of a context with ⟨X, μ*⟩ < 0 lowers it.")
+    st.caption(f"Realized costs of the first run at {MAX_DOTS} evenly spaced rounds (the panel titles count every "
+               "round); red crosses are rounds above τ. Costs can be negative: noise is added to the mean cost, "
+               "and a dose given to a patient whose mean cost is below 0 lowers it.")
     with pagekit.chart_row(slots, "safe", "The estimated safe set"):
         st.markdown("The learner may only dose inside [0, α̂max_t]. It starts small and grows towards the true "
                     "limit α*max_t (grey) as its estimate of the cost sharpens; the dots are the doses it chose, at "
@@ -109,7 +112,7 @@ def layout(s: DoseSettings) -> tuple[model_page.Slots, str]:
 def texts(slots: model_page.Slots, s: DoseSettings, v: model_page.Views, band: str) -> None:
     """The sentences under the regret and safety charts, from this run."""
     slots["safety_text"].markdown("\n".join(f"- {x}" for x in captions.violations(v["summary"], s.delta, s.seeds)))
-    slots["regret_text"].markdown(captions.regret_order(v["summary"], s.T))
+    slots["regret_text"].markdown(captions.regret_order(v["summary"], s.T, plain=True))
 
 
 def slack_figure(run: Run, v: model_page.Views) -> go.Figure:
@@ -126,19 +129,19 @@ def slack_and_table(s: DoseSettings, run: Run, v: model_page.Views, ctx: shell.R
         pagekit.chart(slots["slack"], slack_figure(run, v), "slack")
         right.markdown("How much room each round left under the limit, over all seeds and rounds. Mass left of 0 is "
                        "a violation; a policy that hugs 0 from the right uses its budget fully but safely.")
-    st.subheader("Per policy, over every seed")
+    st.subheader("Per rule, over every run")
     table = pd.DataFrame({
-        "policy": summary["label"],
+        "rule": summary["label"],
         "violation rate (%)": summary["violation_rate"] * 100,
         "95 % interval (%)": [f"{lo * 100:.3f} – {hi * 100:.3f}" for lo, hi in
                               zip(summary["violation_rate_lo"], summary["violation_rate_hi"], strict=True)],
         "violations": summary["violations"],
-        "final regret (mean)": summary["cum_regret_mean"],
-        "final regret (std)": summary["cum_regret_std"],
+        "benefit lost (mean)": summary["cum_regret_mean"],
+        "benefit lost (std)": summary["cum_regret_std"],
         "min slack": summary["min_slack"],
     })
-    pagekit.number_table(table, {"violation rate (%)": "%.3f", "final regret (mean)": "%.2f",
-                                 "final regret (std)": "%.2f", "min slack": "%.3f"})
+    pagekit.number_table(table, {"violation rate (%)": "%.3f", "benefit lost (mean)": "%.2f",
+                                 "benefit lost (std)": "%.2f", "min slack": "%.3f"})
 
 
 def round_inspector(s: DoseSettings, run: Run, v: model_page.Views, ctx: shell.RunContext) -> None:

@@ -110,11 +110,11 @@ def explain_rule(s: MVSettings) -> model_page.Slots:
 def layout(s: MVSettings) -> tuple[model_page.Slots, float]:
     """The result sections with their explanations; returns chart slots (``*_note`` for sentences) and the zoom."""
     slots: dict[str, Any] = {}
-    with pagekit.chart_row(slots, "regret", "Regret T·R̃ₜ"):
-        st.markdown("Mean-variance regret in the cumulative form the One-size-fits-all paper plots: the "
+    with pagekit.chart_row(slots, "regret", "Mean-variance lost T·R̃ₜ"):
+        st.markdown("Mean-variance lost, in the cumulative form the One-size-fits-all paper plots: the "
                     "mean-variance lost against the best arm, plus a penalty for switching between arms of "
                     "different means (that switching itself adds variance). Mean over runs with the min–max band.")
-        st.caption("The dashed line is the baseline (1 − α)·MV₀·T, drawn as the regret of a run that earns exactly "
+        st.caption("The dashed line is the baseline (1 − α)·MV₀·T, drawn as what a run loses that earns exactly "
                    "(1 − α)·MV₀ each round: MV*·t − (1 − α)·MV₀·t.")
         slots["regret_note"] = st.empty()
     zoom = pagekit.zoom_row(slots, ZOOM_KEY, "A curve above the dashed line has lost more mean-variance than a run "
@@ -123,18 +123,18 @@ def layout(s: MVSettings) -> tuple[model_page.Slots, float]:
     slots["verdict"] = st.container()
     left, right = st.columns([3, 2], gap="medium")
     slots["slack"] = left.empty()
-    right.markdown("Slack t·MV̂ₜ − (1 − α)·MV₀·t per policy; the constraint is broken where it goes below the red "
+    right.markdown("Slack t·MV̂ₜ − (1 − α)·MV₀·t per rule; the constraint is broken where it goes below the red "
                    "zero line, and a cross marks the first such round. With ρ > 2/(α·μ₀) MV-CUCB's never does; "
                    "below that threshold it may, and the row titles say whether it did.")
     right = pagekit.more_row(slots, "default_pulls", "Default-arm pulls N₀(t)", "mv_pulls_box")
     if right is not None:
-        right.markdown("How often each policy fell back on the default arm. MV-UCB never does.")
+        right.markdown("How often each rule fell back on the default arm. MV-UCB never does.")
         slots["pulls_note"] = right.empty()
     st.subheader("The arms in the mean–variance plane")
     slots["arms"] = st.empty()
     st.caption("Each ring is an arm at (mean, variance); the default arm is the diamond at (μ₀, 0). Arms on the "
                "dashed line σ² = ρμ − MV* are exactly as good as the best arm (star); arms right of it would be "
-               "better. A dot's area is how often the policy pulled that arm per run.")
+               "better. A dot's area is how often the rule pulled that arm per run.")
     return slots, zoom
 
 
@@ -159,14 +159,14 @@ def texts(slots: model_page.Slots, s: MVSettings, v: model_page.Views, zoom: flo
     if "zoom_note" in slots:
         slots["zoom_note"].caption(vm.zoom_sentence(frame, mv.best_mv(s), vc.early_window(s.T, zoom / 100)))
     if set(NAMES) <= set(summary["policy"]):
-        slots["regret_note"].markdown(captions.ranking(summary, "mvcucb", "mvucb", s.seeds))
+        slots["regret_note"].markdown(captions.ranking(summary, "mvcucb", "mvucb", s.seeds, plain=True))
         if "pulls_note" in slots:
             slots["pulls_note"].markdown(captions.default_pulls_sentence(summary, "mvcucb", "mvucb"))
 
 
 def summary_table(s: MVSettings, run: Run, v: model_page.Views, ctx: shell.RunContext) -> None:
     """*Summary over runs*: default pulls, final T·R̃ and the smallest slack per policy."""
-    pagekit.conservative_summary(v["summary"]["label"], v["summary"], "T·R̃", "cum_regret")
+    pagekit.conservative_summary(v["summary"]["label"], v["summary"], "mean-variance lost T·R̃", "cum_regret")
 
 
 SPEC = model_page.Spec(

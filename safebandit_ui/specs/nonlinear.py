@@ -82,14 +82,14 @@ def sentences(s: nl.NonlinearSettings, summary: pd.DataFrame) -> dict[str, str]:
     lost = [f"{r.label} in {round(r.true_excluded_rate * s.seeds)} of {s.seeds}" for r in rows
             if r.true_excluded_rate > 0]
     return {
-        "regret": f"After {s.T:,} rounds (mean ± std over {s.seeds} seeds): {regret}."
-                  + (f" Negative for {', '.join(negative)}: more reward than the clairvoyant, from doses above "
-                     "the rule's limit." if negative else ""),
+        "regret": f"Benefit lost after {s.T:,} rounds (mean ± std over {s.seeds} runs): {regret}."
+                  + (f" Below 0 for {', '.join(negative)}: more benefit than an all-knowing rival who keeps the "
+                     "rule, from doses above the rule's limit." if negative else ""),
         "violations": f"{viol}. Allowed: δ = {s.delta:.2%} per round"
-                      + (f"; above it: {', '.join(over)}." if over else "; every policy stayed within it."),
-        "sets": f"At round {s.T:,}, of |F| = {s.size:,} (mean over seeds): {sets}. "
-                + (f"A true function left a set at some round for {'; '.join(lost)} seeds"
-                   if lost else "The true functions stayed in both sets at every round of every seed")
+                      + (f"; above it: {', '.join(over)}." if over else "; every rule stayed within it."),
+        "sets": f"At round {s.T:,}, of |F| = {s.size:,} (mean over runs): {sets}. "
+                + (f"A true function left a set at some round for {'; '.join(lost)} runs"
+                   if lost else "The true functions stayed in both sets at every round of every run")
                 + f" (Lemma 10: with probability at least 1 − 2δ′ = {1 - 2 * s.delta_prime:.1%} they stay).",
     }
 
@@ -103,19 +103,23 @@ def texts(slots: model_page.Slots, s: nl.NonlinearSettings, v: model_page.Views,
 def layout(s: nl.NonlinearSettings) -> tuple[model_page.Slots, None]:
     """The result sections with their explanations; returns the chart and sentence slots."""
     slots: dict[str, Any] = {}
-    with pagekit.chart_row(slots, "regret", "Regret: how much reward the caution costs"):
-        st.markdown("Reward lost against a clairvoyant that knows θ* and μ* and obeys the same rule. A curve that "
-                    "flattens has learned; lower is better.")
+    with pagekit.chart_row(slots, "regret", "Benefit lost: what the caution costs"):
+        st.markdown("Benefit lost against an all-knowing rival that knows the true functions and keeps the same "
+                    "rule. A curve that flattens has learned; lower is better.")
         slots["regret_text"] = st.empty()
         pagekit.symbols("nl_regret_symbols",
-                        r"\mathcal{R}(T)=\sum_{t=1}^{T}\big(g(\alpha^*_t)-g(\alpha_t)\big)\,\theta^*(X_t)")
+                        r"\mathcal{R}(T)=\sum_{t=1}^{T}\big(g(\alpha^*_t)-g(\alpha_t)\big)\,\theta^*(X_t)",
+                        note="The papers call the benefit lost the regret R(T), against a clairvoyant that knows θ* "
+                             "and μ*; X_t is round t's context (the patient), each curve a policy's mean over the "
+                             "seeds (runs).")
     with pagekit.chart_row(slots, "violations", "Safety: how often the realized cost passes τ"):
         st.markdown("Each round must keep its **realized** cost below τ with probability at least 1 − δ. "
-                    "HPC-UCB adds the noise margin b_δ to the most pessimistic cost function still in its set; "
+                    "HPC-UCB adds a margin for the noise to the most pessimistic cost function still in its set; "
                     "On-Expectation leaves the margin out.")
         slots["violations_text"] = st.empty()
         pagekit.symbols("nl_safety_symbols", r"\Pr(C_t\le\tau)\ge1-\delta\quad\text{every round, where}",
-                        r"C_t=g(\alpha_t)\big(\mu^*(X_t)+\xi^c_t\big)")
+                        r"C_t=g(\alpha_t)\big(\mu^*(X_t)+\xi^c_t\big)",
+                        note="The noise margin is b_δ = κ_c √(2 log(1/δ)), κ_c the cost noise's spread.")
     with pagekit.chart_row(slots, "sets", "The confidence sets shrink"):
         st.markdown("The learner keeps every function of the class that stays within ρ of the least-squares fit "
                     "on the contexts it has dosed (a zero dose teaches nothing). Each new context rules out the "
@@ -126,9 +130,10 @@ def layout(s: nl.NonlinearSettings) -> tuple[model_page.Slots, None]:
             r"\|f\|^2_{D_t}=\sum_{s\in D_t}f(X_s)^2,\quad\rho^c=8\kappa_c^2\log\frac{|\mathcal F^c|}{\delta'}")
     st.caption("The **eluder dimension** of a class counts how many rounds it can keep surprising you: how long a "
                "run of contexts can be in which each new one is explained differently by functions that agreed "
-               "on all the earlier ones. Theorem 3 of Safety by Design (2026) bounds the regret, with probability "
-               "1 − δ′, by about √(eluder dimension × log|F| × T) times κ and log factors (the cost term over τ): "
-               "for a finite class log|F| takes the place of one factor d in the linear model's d√T (Theorem 2).")
+               "on all the earlier ones. Theorem 3 of Safety by Design (2026) bounds the benefit lost, with "
+               "probability 1 − δ′, by about √(eluder dimension × log|F| × T) times κ and log factors "
+               "(the cost term over τ): for a finite class log|F| takes the place of one factor d in the linear "
+               "model's d√T (Theorem 2).")
     pagekit.symbols("nl_bound_symbols", r"\mathcal{R}(T)=\mathcal{O}\Big(\sqrt{d^r_{\rm eluder}\,T\,"
                     r"\rho^r(T,\tfrac{\delta'}{3})}+\tfrac1\tau"
                     r"\sqrt{d^c_{\rm eluder}\,T\,\rho^c(T,\tfrac{\delta'}{3})}\Big)")

@@ -81,7 +81,7 @@ def test_dose_page_runs_and_shows_every_figure():
     assert not errors(at)
     # The main sections are drawn at once; the secondary ones and the formulas wait, closed, until opened.
     assert set(charts(at)) == {"g_curve", "regret", "violations", "cost", "safe", "scrub"}
-    assert not at.latex and "Per policy, over every seed" in [h.value for h in at.subheader]
+    assert not at.latex and "Per rule, over every run" in [h.value for h in at.subheader]
     boxes = ["dose_regret_symbols", "dose_safety_symbols", "dose_safe_symbols", "dose_slack_box", "dose_round_box"]
     assert set(boxes) <= set(lazy_boxes(at))
     open_boxes(at, *boxes)
@@ -201,7 +201,7 @@ def test_settings_upload_restores_every_control():
     assert at.slider(key="eps").value == pytest.approx(0.25)
     assert at.number_input(key="T").value == 1500
     assert at.number_input(key="base_seed").value == 3
-    assert "(seed 3)" in charts(at)["safe"]["layout"]["title"]["text"]
+    assert "(run 3)" in charts(at)["safe"]["layout"]["title"]["text"]
 
 
 def test_shared_sidebar_reaches_the_page_and_the_core(monkeypatch):
@@ -221,8 +221,8 @@ def test_shared_sidebar_reaches_the_page_and_the_core(monkeypatch):
     at.switch_page("pages/dose.py").run()
     assert not at.exception
     assert seen == [chosen]
-    assert device.describe(chosen) in at.caption[0].value
-    assert "seed 11" in charts(at)["cost"]["layout"]["title"]["text"]
+    assert device.describe(chosen) in at.caption[1].value  # the Details box under the plain status line
+    assert "run 11" in charts(at)["cost"]["layout"]["title"]["text"]
 
 
 def test_second_device_and_precision_reach_the_run():
@@ -239,7 +239,7 @@ def test_second_device_and_precision_reach_the_run():
         at.selectbox(key="device").select("cpu:1").run()
         at.selectbox(key="precision").select("float32").run()
         at.switch_page("pages/dose.py").run()
-        print(json.dumps({{"exc": [e.message for e in at.exception], "ran": at.caption[0].value,
+        print(json.dumps({{"exc": [e.message for e in at.exception], "ran": at.caption[1].value,
                            "label": device.describe("cpu:1")}}))
     """)
     got = run_with_host_devices(script, 2)

@@ -75,15 +75,15 @@ def test_page_runs_and_says_what_this_run_shows(monkeypatch):
     slack_titles = [a["text"] for a in charts(at)["slack"]["layout"]["annotations"]]
     assert any("GenCB: never below 0" in t for t in slack_titles)
     table = at.table[0].value
-    assert list(table["policy"]) == ["GenCB", "ConUCB", "UCB"]
-    assert (table.loc[table["policy"] != "UCB", "min slack"] >= -1e-9).all()
+    assert list(table["rule"]) == ["GenCB", "ConUCB", "UCB"]
+    assert (table.loc[table["rule"] != "UCB", "min slack"] >= -1e-9).all()
     rule = next(m.value for m in at.markdown if r"\sum_{s=1}^{t} r_s" in m.value)
     assert rule.startswith("A **default arm**") and "\n$$\n" in rule  # the paragraph and its displayed formula
     # At this horizon ConUCB has less regret than GenCB: the page says so, and at which horizon it holds.
-    verdict = sentence(at, "At T = 400")
-    regret = dict(zip(table["policy"], table["final regret (mean)"], strict=True))
+    verdict = sentence(at, "After 400 rounds")
+    regret = dict(zip(table["rule"], table["reward lost at the end (mean)"], strict=True))
     assert regret["ConUCB"] < regret["GenCB"]
-    assert "**ConUCB has the lower regret**" in verdict and "This holds at T = 400" in verdict
+    assert "**ConUCB lost less**" in verdict and "This holds after 400 rounds" in verdict
     assert f"{regret['ConUCB']:,.1f} against GenCB's {regret['GenCB']:,.1f}" in verdict
     assert "GenCB's slack stayed ≥ 0 in all 2 runs" in sentence(at, "GenCB's slack")
     assert "UCB's slack went below 0" in sentence(at, "GenCB's slack")
@@ -107,8 +107,8 @@ def test_each_control_redraws_its_figure_and_the_sentences_follow():
     assert "μ₀ = 0.5 (set by you)" in at.info[0].value
     assert charts(at)["reward"] != before["reward"], "changing μ₀ left the reward figure unchanged"
     # With μ₀ = 0.5 each default pull costs 0.3, and GenCB has the lower regret: the sentence flips.
-    verdict = sentence(at, "At T = 400")
-    assert "**GenCB has the lower regret**" in verdict and "This holds at" not in verdict
+    verdict = sentence(at, "After 400 rounds")
+    assert "**GenCB lost less**" in verdict and "This holds after" not in verdict
     before = charts(at)
     at.slider(key="zoom_pct").set_value(50).run()
     after = charts(at)
@@ -119,7 +119,7 @@ def test_each_control_redraws_its_figure_and_the_sentences_follow():
     at.number_input(key="T").set_value(600).run()
     assert not at.exception and not errors(at)
     assert array(charts(at)["regret"]["data"][0]["x"]).max() == 600
-    assert "600 rounds" in ran(at) and sentence(at, "At T = 600")
+    assert "600 rounds" in ran(at) and sentence(at, "After 600 rounds")
 
 
 def test_problem_switch_changes_the_shape():

@@ -53,13 +53,13 @@ def test_page_runs_shows_every_figure_and_the_constraint_verdict():
     assert verdict["MV-CUCB: constraint"] == "held in every run"
     assert verdict["MV-UCB: constraint"].startswith("broken in")
     table = at.table[0].value
-    assert list(table["policy"]) == ["MV-CUCB", "MV-UCB"]
+    assert list(table["rule"]) == ["MV-CUCB", "MV-UCB"]
     text = condition(at)
     assert "> 2/(α·μ₀) = 28.57, so the guarantee applies" in text
     assert f"smallest slack {table['min slack'].iloc[0]:.4g})" in text and "all 2 runs" in text
-    regret = dict(zip(table["policy"], table["final T·R̃ (mean)"], strict=True))
+    regret = dict(zip(table["rule"], table["mean-variance lost T·R̃ at the end (mean)"], strict=True))
     low = min(regret, key=regret.get)
-    assert any(m.value.startswith("At T = 400") and f"**{low} has the lower regret**" in m.value for m in at.markdown)
+    assert any(m.value.startswith("After 400 rounds") and f"**{low} lost less**" in m.value for m in at.markdown)
     assert any(c.value.startswith("At round 40 the dashed baseline") for c in at.caption)
     assert any("sufficient (Theorem 5); below it nothing is promised" in c.value for c in at.caption)
 

@@ -52,3 +52,74 @@ def test_the_pin_button_and_the_lessons_use_material_icons():
     assert pin.label == "Pin this run" and pin.proto.icon == ":material/push_pin:"
     shown, _ = visible(at.main)
     assert not [t for t in shown if EMOJI.search(t)]
+
+
+JARGON = ("clairvoyant", "regret", "seed", "polic", "κ_c", "κ_r", "b_δ", "X_t", "cpu:0", "float64")
+"""The papers' words and symbols a visitor should not need: on the model pages they sit in the help, in the
+*In symbols* boxes and in the *Details* box, one click away."""
+MODEL_PAGES = ("pages/dose.py", "pages/nonlinear.py", "pages/conservative.py", "pages/meanvar.py")
+
+
+def page_texts(node, hidden: bool = False) -> tuple[list[str], list[str], set[str]]:
+    """Under ``node``: the texts shown by default, those behind a collapsed box or a help, and the keys of the charts
+    shown by default (a box's own title is shown)."""
+    shown: list[str] = []
+    behind: list[str] = []
+    charts_shown: set[str] = set()
+    kind = getattr(node, "type", "")
+    box = kind in ("expander", "popover")
+    proto = getattr(node, "proto", None)
+    if kind in ("bidi_component", "plotly_chart") and not hidden and getattr(node, "key", None):
+        charts_shown.add(node.key)
+    if kind == "table" or kind == "arrow_data_frame":
+        shown.extend(str(c) for c in node.value.columns)
+    for attr in ("value", "label", "body", "placeholder"):
+        value = getattr(node, attr, None) if kind not in ("block", "table", "arrow_data_frame") else None
+        if isinstance(value, str) and value:
+            (behind if hidden else shown).append(value)
+            break
+    for option in (getattr(proto, "options", None) or []) if proto is not None and kind != "block" else []:
+        (behind if hidden else shown).append(str(option))
+    if proto is not None and kind != "block" and getattr(proto, "help", ""):
+        behind.append(proto.help)
+    if box and proto is not None and getattr(proto, "label", ""):
+        shown.append(proto.label)
+    children = getattr(node, "children", {})
+    for child in children.values() if isinstance(children, dict) else children:
+        more, less, seen = page_texts(child, hidden or box)
+        shown += more
+        behind += less
+        charts_shown |= seen
+    return shown, behind, charts_shown
+
+
+def chart_words(fig: dict) -> list[str]:
+    """What a chart shows by default: its title, axis titles, subplot titles and legend entries."""
+    layout = fig.get("layout", {})
+    out = [(layout.get("title") or {}).get("text") or ""]
+    out += [((v.get("title") or {}).get("text") or "") for k, v in layout.items() if re.match(r"[xy]axis\d*$", k)]
+    out += [a.get("text", "") for a in layout.get("annotations", [])]
+    out += [t.get("name", "") for t in fig.get("data", []) if t.get("showlegend") is not False]
+    return [w for w in out if w]
+
+
+def jargon(texts: list[str]) -> list[tuple[str, str]]:
+    """Each (word, text) where a text holds a word of :data:`JARGON` (a word in any case, a symbol as it is)."""
+    return [(w, t[:120]) for t in texts for w in JARGON
+            if (w.lower() in t.lower() if w.isalpha() else re.search(rf"(?<![A-Za-z]){re.escape(w)}", t))]
+
+
+@pytest.mark.usefixtures("fresh_caches", "inline_scrub")
+@pytest.mark.parametrize("page", MODEL_PAGES, ids=[p.split("/")[1][:-3] for p in MODEL_PAGES])
+def test_a_model_page_speaks_plainly_by_default_with_the_symbols_one_click_away(page):
+    from tests.ui.helpers import charts
+
+    at = open_page(page)
+    shown, behind, shown_charts = page_texts(at.main)
+    figures = charts(at)
+    assert shown_charts and shown_charts <= set(figures)
+    words = shown + [w for key in shown_charts for w in chart_words(figures[key])]
+    found = jargon(words)
+    assert found == [], "\n".join(f"{w!r} in {t!r}" for w, t in found)
+    # the device, the seeds and the policies are still there for whoever opens the details
+    assert any("float64" in t and "seeds" in t and "policies" in t for t in behind)
