@@ -123,3 +123,15 @@ def test_a_model_page_speaks_plainly_by_default_with_the_symbols_one_click_away(
     assert found == [], "\n".join(f"{w!r} in {t!r}" for w, t in found)
     # the device, the seeds and the policies are still there for whoever opens the details
     assert any("float64" in t and "seeds" in t and "policies" in t for t in behind)
+
+
+@pytest.mark.usefixtures("fresh_caches")
+def test_presentation_bullets_speak_plainly_and_the_footer_counts_what_is_shown():
+    at = open_page("pages/present.py")  # the dose model's first scenario: the new rule against the usual one only
+    bullets = next(m.value for m in at.markdown if m.value.startswith("- ") and "over the limit" in m.value)
+    lines = bullets.splitlines()
+    assert len(lines) == 3, lines  # each shown rule's rounds over the limit, then who lost the least
+    assert lines[-1].startswith("- After 4,000 patient-rounds, **") and "lost the least benefit" in lines[-1]
+    assert jargon([bullets]) == []
+    footer = next(c.value for c in at.caption if c.value.startswith("Model and algorithms"))
+    assert "× 2 policies" in footer and "× 3 policies" not in footer
