@@ -32,7 +32,7 @@ CSS = """<style>
 [data-testid="stToolbar"] {display: none !important;}
 [data-testid="stMainBlockContainer"] {padding: 0.6rem 1.4rem 2rem 1.4rem !important; max-width: 100% !important;}
 .st-key-present_screen, .st-key-present_grid {gap: 0.45rem;}
-.st-key-present_about p {font-size: 1.05rem; color: #444;}
+.st-key-present_about p {font-size: 1.05rem; opacity: 0.85;}
 .st-key-present_headline p {font-size: 1.3rem; line-height: 1.28; font-weight: 600;}
 .st-key-present_notes li, .st-key-present_notes p {font-size: 1.15rem;}
 </style>"""
