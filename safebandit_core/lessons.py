@@ -179,7 +179,7 @@ MOVE_DELTA = Move("Allowed violation probability δ", "δ", 0.01, 0.2,
 MOVE_POLICY = Move("Policy (in *Inside one round*)", "the policy", "On-Expectation", "HPC-UCB",
                    "The dose page's round inspector shows one policy's riskiest round; HPC-UCB doses with the noise "
                    "margin b_δ, On-Expectation without it.")
-MOVE_NOISE = Move("Cost noise κ_c", "κ_c", 0.2, 0.6,
+MOVE_NOISE = Move("Side-effect noise", "κ_c", 0.2, 0.6,
                   "The spread of the side effect's noise, before it is scaled by the dose. HPC-UCB's margin "
                   "b_δ = κ_c·√(2 log 1/δ) grows with it.")
 NOISE = dataclasses.replace(DOSE, delta=0.05)
@@ -508,7 +508,7 @@ def _mv_figures(runs: Runs, step: int) -> dict[str, go.Figure]:
 # ----------------------------------------------------------------------------------------- non-linear
 NONLINEAR = NonlinearSettings(policies=("hpucb",), function_class="linear-grid", size=64, T=2000, seeds=3)
 """The non-linear scene: HPC-UCB over a finite class of |F| = 64 linear functions."""
-MOVE_NL = Move("Cost noise κ_c", "κ_c", 0.3, 1.0,
+MOVE_NL = Move("Side-effect noise", "κ_c", 0.3, 1.0,
                "The spread of the side effect's noise. The confidence set keeps every candidate function within a "
                "radius of the best fit that grows with κ_c, so noisier data rule candidates out more slowly.")
 

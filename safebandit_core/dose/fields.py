@@ -9,22 +9,24 @@ from ..fields import Field
 from . import curves
 from .settings import MAX_D, MAX_SEEDS, MAX_T
 
-RULE, SIZE, CURVE, POLICIES, ESTIMATION = "The safety rule", "Noise and size", "Dose curve g", "Policies", "Estimation"
+RULE, SIZE, CURVE, POLICIES, ESTIMATION = ("The safety rule", "Noise and size", "Dose curve g", "Rules compared",
+                                           "Estimation")
 
 FIELDS: tuple[Field, ...] = (
     Field("tau", "tau", "Cost limit τ", 0.05, 2.0, 0.05, "The cost of a round (e.g. a side effect) must stay below τ.",
           section=RULE),
     Field("delta", "delta", "Allowed violation probability δ", 0.005, 0.5, 0.005,
           "A round may exceed τ with probability at most δ.", section=RULE),
-    Field("kappa_r", "kappa_r", "Reward noise κ_r", 0.0, 1.0, 0.01,
-          "Standard deviation of the reward noise, before scaling by g(α).", section=SIZE),
-    Field("kappa_c", "kappa_c", "Cost noise κ_c", 0.0, 1.0, 0.01,
-          "Standard deviation of the cost noise, before scaling by g(α). Larger noise needs a larger safety margin.",
-          section=SIZE),
+    Field("kappa_r", "kappa_r", "Benefit noise", 0.0, 1.0, 0.01,
+          "κ_r: standard deviation of the reward noise, before scaling by g(α).", section=SIZE),
+    Field("kappa_c", "kappa_c", "Side-effect noise", 0.0, 1.0, 0.01,
+          "κ_c: standard deviation of the cost noise, before scaling by g(α). Larger noise needs a larger safety "
+          "margin.", section=SIZE),
     Field("d", "d", "Context dimension d", 1, MAX_D, 1, "Length of the context vector X_t.", "integer", SIZE),
     Field("T", "T", "Rounds T", 100, MAX_T, 500, "Rounds per run.", "integer", SIZE, beside=True),
-    Field("seeds", "seeds", "Seeds", 1, MAX_SEEDS, 1,
-          "Independent runs, each on its own random stream; the charts show their mean and spread.", "integer", SIZE),
+    Field("seeds", "seeds", "Runs", 1, MAX_SEEDS, 1,
+          "Independent runs (seeds), each on its own random stream; the charts show their mean and spread.", "integer",
+          SIZE),
     Field("g_power", "g_power", "Power p", curves.POWER_RANGE[0], curves.POWER_RANGE[1], 0.1,
           "p > 1: slow start; p < 1: quick saturation.", section=CURVE),
     Field("g_ec50", "g_ec50", "EC50", 0.05, curves.EC50_RANGE[1], 0.05,

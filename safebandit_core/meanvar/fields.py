@@ -20,7 +20,7 @@ FIELDS: tuple[Field, ...] = (
     Field("mu0", "mu0", "μ₀ (default arm's reward)", 0.05, 1.0, 0.01,
           "What the safe default arm pays every time (variance 0), so MV₀ = ρ·μ₀.", section=CONSTRAINT),
     Field("T", "T", "Rounds T", 100, 100_000, 500, "Rounds per run.", "integer", RUNS, beside=True),
-    Field("seeds", "seeds", "Seeds (independent runs)", 1, 100, 1,
-          "Independent runs, each on its own reward stream; the charts show their mean and min–max band.",
+    Field("seeds", "seeds", "Runs", 1, 100, 1,
+          "Independent runs (seeds), each on its own reward stream; the charts show their mean and min–max band.",
           "integer", RUNS),
 )

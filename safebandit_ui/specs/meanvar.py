@@ -62,7 +62,7 @@ def check(s: MVSettings) -> None:
     rows = len(s.policies) * s.seeds
     if rows * s.T > MAX_ROWS:
         raise SettingsError("T", f"at most {MAX_ROWS // rows:,} with {s.seeds} seeds and {len(s.policies)} "
-                                 "policies (this page draws every round; lower T or Seeds)", s.T)
+                                 "policies (this page draws every round; lower T or Runs)", s.T)
 
 
 def views(run: Run) -> model_page.Views:

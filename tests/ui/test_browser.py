@@ -69,7 +69,7 @@ def test_settings_in_the_link_are_restored(server, page):
     page.goto(server + "/dose?tau=0.8&kappa_c=0.1")
     wait_for_charts(page)
     assert slider_thumb(page, "Cost limit τ").input_value() == "0.8"
-    assert slider_thumb(page, "Cost noise κ_c").input_value() == "0.1"
+    assert slider_thumb(page, "Side-effect noise").input_value() == "0.1"
     titles = [json.loads(c)["title"] or "" for c in chart_contents(page)]
     assert any("τ = 0.8" in t for t in titles)
     assert page.get_by_test_id("stException").count() == 0

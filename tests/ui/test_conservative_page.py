@@ -157,7 +157,7 @@ def test_bad_input_is_an_error():
     at.number_input(key="T").set_value(100_000)
     at.number_input(key="seeds").set_value(100).run()
     assert not at.exception
-    assert any("Rounds T" in m and "lower T or Seeds" in m and "100000" in m for m in errors(at))
+    assert any("Rounds T" in m and "lower T or Runs" in m and "100000" in m for m in errors(at))
     assert charts(at) == {}
     uploader(at, "cb_upload").upload("broken.json", b"{not json", "application/json").run()
     assert not at.exception

@@ -61,14 +61,14 @@ def dose_from_a_bad_link() -> AppTest:
 def test_non_finite_integers_are_ignored_and_named_with_their_range(dose_from_a_bad_link):
     at, text = dose_from_a_bad_link, notes(dose_from_a_bad_link)
     assert "Ignored `T=inf` from the link: **Rounds T** is a whole number from 100 to 1,000,000." in text
-    assert "Ignored `seeds=1e309` from the link: **Seeds** is a whole number from 1 to 1,000." in text
+    assert "Ignored `seeds=1e309` from the link: **Runs** is a whole number from 1 to 1,000." in text
     assert "Ignored `base_seed=inf`" in text
     assert at.number_input(key="T").value == 1000 and at.number_input(key="seeds").value == 5
 
 
 def test_a_nan_and_an_out_of_range_slider_value_are_ignored(dose_from_a_bad_link):
     at, text = dose_from_a_bad_link, notes(dose_from_a_bad_link)
-    assert "Ignored `kappa_r=nan` from the link: **Reward noise κ_r** is a number from 0 to 1." in text
+    assert "Ignored `kappa_r=nan` from the link: **Benefit noise** is a number from 0 to 1." in text
     assert "Ignored `delta=0.9` from the link: **Allowed violation probability δ** is a number from 0.005 to " \
            "0.5." in text
     assert at.slider(key="delta").value == 0.05 and not {"kappa_r", "delta"} & set(params(at))

@@ -135,3 +135,15 @@ def test_presentation_bullets_speak_plainly_and_the_footer_counts_what_is_shown(
     assert jargon([bullets]) == []
     footer = next(c.value for c in at.caption if c.value.startswith("Model and algorithms"))
     assert "× 2 policies" in footer and "× 3 policies" not in footer
+
+
+def test_the_model_pages_controls_are_named_plainly_with_the_symbol_in_their_help():
+    from safebandit_core import families
+
+    pages = {f.page: f for f in families.FAMILIES.values()}
+    for page in MODEL_PAGES:
+        fields = [f for f in pages[page].fields if not f.expert]
+        assert jargon([f.label for f in fields] + [f.section for f in fields]) == [], page
+    dose = {f.name: f for f in families.get("dose").fields}
+    assert (dose["kappa_c"].label, dose["seeds"].label) == ("Side-effect noise", "Runs")
+    assert dose["kappa_c"].help.startswith("κ_c:") and "(seeds)" in dose["seeds"].help

@@ -11,7 +11,7 @@ from ...fields import Field
 from ..fields import FIELDS as DOSE_FIELDS
 from .settings import MAX_HIDDEN, MAX_SIZE
 
-CLASS, RULE, NOISE, POLICIES = "The function class", "The safety rule", "Noise", "Policies"
+CLASS, RULE, NOISE, POLICIES = "The function class", "The safety rule", "Noise", "Rules compared"
 
 
 def _dose(name: str, section: str, help: str) -> Field:
@@ -27,12 +27,12 @@ FIELDS: tuple[Field, ...] = (
           CLASS),
     _dose("d", CLASS, "Length of the context vector X_t."),
     _dose("T", CLASS, "Rounds per run."),
-    _dose("seeds", CLASS, "Independent runs on their own random streams (the classes are shared)."),
+    _dose("seeds", CLASS, "Independent runs (seeds) on their own random streams (the classes are shared)."),
     _dose("tau", RULE, "The cost of a round must stay below τ."),
     _dose("delta", RULE, "A round may exceed τ with probability at most δ."),
     _dose("delta_prime", RULE, "The confidence sets hold the truth with probability 1 − δ′."),
-    _dose("kappa_r", NOISE, "Reward noise; the reward set's radius grows with κ_r²."),
-    _dose("kappa_c", NOISE, "Cost noise; it sets both the cost set's radius and the margin b_δ."),
+    _dose("kappa_r", NOISE, "κ_r: the reward noise; the reward set's radius grows with κ_r²."),
+    _dose("kappa_c", NOISE, "κ_c: the cost noise; it sets both the cost set's radius and the margin b_δ."),
     _dose("eps", POLICIES, "ε-Greedy plays the round-1 safe dose with probability ε."),
 )
 CLASS_FIELDS = {"mlp": ("hidden",)}
