@@ -53,6 +53,16 @@ def line(desc: str, stream: TextIO | None = None) -> Iterator[Progress | None]:
         yield tick
 
 
+def round_chunk(limit: int) -> int:
+    """The progress line's chunk for a run: the largest of 1000, 2000, 5000, 10000, … within ``limit`` (round numbers
+    on the line; with the masked tail, every T that gets the same chunk runs in the same compiled shapes)."""
+    best, scale = 1000, 1000
+    while scale <= limit:
+        best = max([best] + [m * scale for m in (1, 2, 5) if m * scale <= limit])
+        scale *= 10
+    return best
+
+
 def run_model(family: M.Family, settings: Any, device: str | None = None, **kw: Any) -> M.Run:
     """:func:`safebandit_core.model.run`, with a progress line on a terminal for a run of some length."""
     from . import model as M
@@ -63,10 +73,11 @@ def run_model(family: M.Family, settings: Any, device: str | None = None, **kw: 
         if tick is None or units < MIN_UNITS or "chunk" in kw:
             return M.run(family, settings, device, **kw)
         last = None
-        for last in M.simulate(family, settings, device, chunk=max(1000, T // 50), **kw):
+        chunk = round_chunk(max(1000, T // 50))
+        for last in M.simulate(family, settings, device, chunk=chunk, pad_tail=True, **kw):
             tick(last.t_done / T, f"round {last.t_done:,} of {T:,}")
         assert last is not None
         return last
 
 
-__all__ = ["BAR_FORMAT", "DELAY_S", "MIN_INTERVAL_S", "MIN_UNITS", "line", "on_terminal", "run_model"]
+__all__ = ["BAR_FORMAT", "DELAY_S", "MIN_INTERVAL_S", "MIN_UNITS", "line", "on_terminal", "round_chunk", "run_model"]

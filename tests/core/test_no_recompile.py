@@ -47,3 +47,23 @@ def test_moving_t_of_prepared_data_traces_nothing_new():
         for change in ({"T": 250}, {"T": 130}, {"tau": 0.3, "T": 301}):
             _page_run(dataclasses.replace(base, **change))
             assert _traces() == before, f"{base.KIND} {change} traced a new shape"
+
+
+def test_the_python_api_pads_t_to_buckets_and_a_new_t_in_one_compiles_nothing():
+    """``families.run(settings)`` names no chunk: T goes in buckets of about √2 with a masked tail, so the user who
+    tries T = 2500, 2600, 2000, 2700 compiles once per bucket (2000 alone is in another), and the numbers are those
+    of a run in one unpadded chunk."""
+    import numpy as np
+
+    base = dataclasses.replace(families.FAMILIES["dose"].settings_cls(), seeds=2).validate()
+    assert [runner.t_bucket(t) for t in (1, 1024, 1025, 2000, 2500, 2700)] == [1024, 1024, 1449, 2050, 2900, 2900]
+    assert all(t <= runner.t_bucket(t) <= max(1024, int(t * 2**0.5) + 2) for t in range(1, 20_000, 37))
+    assert runner.t_bucket(100, block=7) % 7 == 0 and runner.bucket_at_most(60_000) <= 60_000
+    first = families.run(dataclasses.replace(base, T=2500))
+    before = _traces()
+    for T in (2600, 2700, 2899):
+        families.run(dataclasses.replace(base, T=T))
+        assert _traces() == before, f"T = {T} traced a new shape"
+    whole = families.run(dataclasses.replace(base, T=2500), chunk=2500)
+    for name in ("cum_regret", "violation"):
+        assert np.array_equal(np.asarray(first.outputs[name]), np.asarray(whole.outputs[name]))
