@@ -52,6 +52,9 @@ PAGES: tuple[PageSpec, ...] = (
     PageSpec("pages/logged.py", "Your data", ":material/folder_open:", "Models",
              "Fit the dose model to your own log of contexts, doses, benefits and side effects, then replay HPC-UCB "
              "and its baselines on it."),
+    PageSpec("pages/dosefinding.py", "Dose finding", ":material/vaccines:", "Models",
+             "A phase-I trial's search for the maximum tolerated dose: 3+3, BOIN and CRM side by side on the same "
+             "patients, and HPC-UCB dosing each patient."),
     PageSpec("pages/presets.py", "Paper presets", ":material/description:", "The papers' experiments",
              "Both papers' synthetic tables and figures in one click, next to their numbers, with a verdict on "
              "each claim computed from the run."),

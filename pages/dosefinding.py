@@ -1,0 +1,344 @@
+"""Clinical dose finding: 3+3, BOIN and the CRM side by side on the same simulated patients, and HPC-UCB beside
+them when the patients come from the dose model.
+
+Widgets (each bound to the link) → :func:`safebandit_core.dosefinding.simulate` or
+:func:`safebandit_core.dosefinding.bandit.compare` (cached per settings for every session of the server) → bars of
+the doses chosen and of the patients per dose, the operating characteristics with their CSV, and one trial's
+patients dose by dose.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from safebandit_core.dosefinding import api, bandit, scenarios
+from safebandit_core.dosefinding.designs import DESIGNS, LABELS
+from safebandit_core.settings import SettingsError
+from safebandit_ui import forms, links, pagekit, shell
+
+STANDARD: dict[str, tuple[tuple[float, ...], float]] = {
+    "Six doses, the right dose is the 4th (target 0.3)": ((0.05, 0.10, 0.20, 0.30, 0.45, 0.60), 0.30),
+    "Five doses, the right dose is the 2nd (target 0.25)": ((0.10, 0.25, 0.40, 0.55, 0.70), 0.25),
+    "Five doses, the right dose is the top one (target 0.3)": ((0.02, 0.05, 0.10, 0.18, 0.30), 0.30),
+    "Five doses, all too toxic (target 0.3)": ((0.45, 0.55, 0.65, 0.75, 0.85), 0.30),
+}
+"""Scenarios of the kind published operating-characteristics tables use: the true chance of a DLT at each dose."""
+SOURCES = ("Chances of a DLT per dose", "The dose model's patients")
+DEFAULT_TRIALS = 2000
+DEFAULT_BANDIT_TRIALS = 250
+HPUCB = "hpucb"
+NAMES = {**LABELS, HPUCB: "HPC-UCB"}
+COLORS = {"3+3": "#7f7f7f", "boin": "#1f77b4", "crm": "#ff7f0e", HPUCB: "#2ca02c"}
+CACHE = 16
+"""Runs kept for every session of the server (settings → result), the least recently used dropped."""
+
+
+def _text(values: tuple[float, ...]) -> str:
+    return ", ".join(f"{v:g}" for v in values)
+
+
+def fill_standard() -> None:
+    """The scenario picker's callback: write the chosen scenario's chances and target into their boxes."""
+    p, target = STANDARD[st.session_state["scenario"]]
+    st.session_state["truth"], st.session_state["target"] = _text(p), target
+
+
+def parse_truth(text: str) -> tuple[float, ...]:
+    """The comma list of chances typed in the box as numbers; a piece that is not a number names the field."""
+    pieces = [t.strip() for t in text.replace(";", ",").split(",") if t.strip()]
+    out = []
+    for piece in pieces:
+        try:
+            out.append(float(piece))
+        except ValueError:
+            raise SettingsError("truth", "numbers in [0, 1] separated by commas, lowest dose first", piece) from None
+    return tuple(out)
+
+
+def controls(ctx: shell.RunContext) -> dict[str, Any]:
+    """The scenario (chances per dose, or the dose model's numbers), the trial's size and the number of trials."""
+    v: dict[str, Any] = {"seed": ctx.base_seed}
+    v["source"] = links.bound(st.radio, "Patients", SOURCES, key="source",
+                              help="Either the true chance of a DLT at each dose, as published tables give it, or "
+                                   "patients of the dose model, where HPC-UCB doses them too.")
+    if v["source"] == SOURCES[0]:
+        first = next(iter(STANDARD))
+        links.bound(st.selectbox, "Standard scenario", list(STANDARD), key="scenario", on_change=fill_standard,
+                    help="Fills in the chances and the target of a scenario of the kind published tables use.")
+        v["truth"] = links.bound(st.text_input, "Chance of a DLT at each dose", _text(STANDARD[first][0]), 200,
+                                 key="truth",
+                                 help="Lowest dose first, increasing, each in [0, 1], separated by commas.")
+        v["target"] = links.bound(st.number_input, "Target DLT rate φ", 0.0, 1.0, STANDARD[first][1], 0.05, "%.2f",
+                                  key="target", help="The DLT rate the MTD should have, in (0, 1).")
+    else:
+        v["K"] = links.bound(st.number_input, "Doses K", 1, scenarios.MAX_DOSES, 5, 1, key="K",
+                             help="Doses j/K for j = 1..K.")
+        v["tau"] = links.bound(st.number_input, "Cost limit τ", 0.01, 5.0, 0.25, 0.05, key="tau",
+                               help="A patient has a DLT when the side effect (cost) passes τ.")
+        v["kappa_c"] = links.bound(st.number_input, "Side-effect noise κ_c", 0.0, 3.0, 0.3, 0.05, key="kappa_c",
+                                   help="How much the side effect varies beyond what the patient's measurements say.")
+        v["d"] = links.bound(st.number_input, "Measurements per patient d", 1, bandit.MAX_D, 5, 1, key="d")
+        v["delta"] = links.bound(st.number_input, "Allowed risk δ (also the target φ)", 0.01, 0.5, 0.3, 0.01,
+                                 key="delta", help="HPC-UCB keeps each patient's chance of a DLT at most δ; the "
+                                                   "designs aim at a DLT rate of δ.")
+    v["cohort"] = links.bound(st.number_input, "Cohort size", 1, api.MAX_COHORT, 3, 1, key="cohort",
+                              help="Patients treated together at one dose before the next decision.")
+    v["cohorts"] = links.bound(st.number_input, "Cohorts", 1, api.MAX_COHORTS, 10, 1, key="cohorts",
+                               help="BOIN and the CRM treat cohort size × cohorts patients; 3+3 stops by its rule.")
+    top = api.MAX_TRIALS if v["source"] == SOURCES[0] else bandit.MAX_BANDIT_TRIALS
+    start = DEFAULT_TRIALS if v["source"] == SOURCES[0] else DEFAULT_BANDIT_TRIALS
+    v["trials"] = links.bound(st.number_input, "Simulated trials", 1, top, start, 100, key="trials",
+                              help="Every design runs each trial on the same patients.")
+    return v
+
+
+@st.cache_data(max_entries=CACHE, show_spinner="Simulating the trials…")
+def designs_run(truth: tuple[float, ...], target: float, cohort: int, cohorts: int, trials: int,
+                seed: int) -> api.DoseFindingResult:
+    """The three designs on the same trials, computed once per settings for every session."""
+    return api.simulate(truth, target, cohort, cohorts, trials, seed)
+
+
+@st.cache_data(max_entries=CACHE, show_spinner="Simulating the trials and HPC-UCB on the same patients…")
+def bandit_run(K: int, tau: float, kappa_c: float, d: int, delta: float, cohort: int, cohorts: int, trials: int,
+               seed: int) -> bandit.BanditComparison:
+    """HPC-UCB and the designs on the dose model's patients, computed once per settings for every session."""
+    return bandit.compare(K, tau, kappa_c, d, delta, cohort, cohorts, trials, seed)
+
+
+def run(v: dict[str, Any]) -> tuple[api.DoseFindingResult, bandit.BanditComparison | None]:
+    """The run of the settings ``v`` (a bad setting raises :class:`SettingsError` naming it)."""
+    if v["source"] == SOURCES[0]:
+        truth = parse_truth(v["truth"])
+        api.check_inputs(truth, v["target"], v["cohort"], v["cohorts"], v["trials"], v["seed"], DESIGNS)
+        return designs_run(truth, float(v["target"]), v["cohort"], v["cohorts"], v["trials"], v["seed"]), None
+    both = bandit_run(v["K"], float(v["tau"]), float(v["kappa_c"]), v["d"], float(v["delta"]), v["cohort"],
+                      v["cohorts"], v["trials"], v["seed"])
+    return both.result, both
+
+
+def dose_names(K: int) -> list[str]:
+    """The x labels of the per-dose bars."""
+    return [f"dose {j}" for j in range(1, K + 1)]
+
+
+def selection_figure(res: api.DoseFindingResult) -> go.Figure:
+    """% of trials choosing each dose (and none) as the MTD, a group of bars per design."""
+    x = [*dose_names(res.truth.size), "none"]
+    fig = go.Figure()
+    for name in res.designs:
+        c = res.characteristics[name]
+        fig.add_bar(name=NAMES[name], x=x, y=[*c["select_pct"], c["none_pct"]], marker_color=COLORS[name])
+    right = "none" if res.true_mtd == 0 else x[res.true_mtd - 1]
+    fig.add_annotation(x=right, y=0, yref="paper", yanchor="top", text="right answer", showarrow=False, yshift=-18)
+    fig.update_layout(barmode="group", yaxis_title="% of trials choosing it as the MTD", height=360)
+    return fig
+
+
+def patients_figure(res: api.DoseFindingResult) -> go.Figure:
+    """Mean patients treated at each dose, a group of bars per design."""
+    fig = go.Figure()
+    for name in res.designs:
+        fig.add_bar(name=NAMES[name], x=dose_names(res.truth.size), y=res.characteristics[name]["patients"],
+                    marker_color=COLORS[name])
+    fig.update_layout(barmode="group", yaxis_title="patients per trial (mean)", height=360)
+    return fig
+
+
+def _ci(value: float, ci: list[float], fmt: str) -> str:
+    return f"{fmt.format(value)} ({fmt.format(ci[0])} to {fmt.format(ci[1])})"
+
+
+def oc_table(res: api.DoseFindingResult, both: bandit.BanditComparison | None) -> pd.DataFrame:
+    """The operating characteristics per design (and HPC-UCB with the dose model), with 95 % intervals."""
+    rows = []
+    for name in res.designs:
+        c = res.characteristics[name]
+        row = {"design": NAMES[name], "right dose chosen %": c["pcs"], "right dose chosen % (95 %)": c["pcs_ci95"],
+               "no dose chosen %": c["none_pct"], "patients": c["total_patients"], "DLTs": c["total_dlts"],
+               "DLT rate": c["dlt_rate"], "DLT rate (95 %)": c["dlt_rate_ci95"],
+               "treated above the MTD %": c["pct_patients_above_mtd"],
+               "treated above the MTD % (95 %)": c["pct_patients_above_mtd_ci95"]}
+        rows.append(row)
+    frame = pd.DataFrame(rows)
+    if both is not None:
+        extra = {name: both.figures[name] for name in (*res.designs, HPUCB)}
+        frame = pd.concat([frame, pd.DataFrame([{"design": NAMES[HPUCB]}])], ignore_index=True)
+        frame["over the limit %"] = [100 * f["violation_rate"] for f in extra.values()]
+        frame["over the limit % (95 %)"] = [[100 * b for b in f["violation_rate_ci95"]] for f in extra.values()]
+        frame["benefit lost per trial"] = [f["cum_regret_mean"] for f in extra.values()]
+        frame["benefit lost (95 %)"] = [f["cum_regret_ci95"] for f in extra.values()]
+        frame.loc[len(res.designs), "patients"] = float(both.alpha.shape[1])
+    return frame
+
+
+def shown_table(frame: pd.DataFrame) -> pd.DataFrame:
+    """The table as the page shows it: each figure with its interval in one cell."""
+    out = pd.DataFrame({"design": frame["design"]})
+    pairs = [("right dose chosen %", "{:.1f}"), ("DLT rate", "{:.3f}"), ("treated above the MTD %", "{:.1f}"),
+             ("over the limit %", "{:.2f}"), ("benefit lost per trial", "{:.2f}")]
+    singles = [("no dose chosen %", "{:.1f}"), ("patients", "{:.1f}"), ("DLTs", "{:.2f}")]
+    for col, fmt in singles:
+        out[col] = [fmt.format(v) if pd.notna(v) else "" for v in frame[col]]
+    for col, fmt in pairs:
+        if col not in frame:
+            continue
+        ci_col = next(c for c in frame.columns if c.startswith(col.split(" per trial")[0]) and c.endswith("(95 %)"))
+        out[col] = [_ci(v, ci, fmt) if pd.notna(v) else "" for v, ci in zip(frame[col], frame[ci_col], strict=True)]
+    return out
+
+
+def csv_table(frame: pd.DataFrame) -> pd.DataFrame:
+    """The table for the CSV: each interval as its two ends in columns of their own."""
+    out = pd.DataFrame({"design": frame["design"]})
+    for col in frame.columns[1:]:
+        if col.endswith("(95 %)"):
+            base = col.removesuffix(" (95 %)")
+            out[f"{base} low"] = [ci[0] if isinstance(ci, list) else np.nan for ci in frame[col]]
+            out[f"{base} high"] = [ci[1] if isinstance(ci, list) else np.nan for ci in frame[col]]
+        else:
+            out[col] = frame[col]
+    return out
+
+
+def path_figure(res: api.DoseFindingResult, both: bandit.BanditComparison | None, trial: int,
+                patient: int) -> go.Figure:
+    """One trial, patient by patient: each design's dose (dose level, or the dose in [0, 1] with the dose model),
+    a DLT as a red cross; patients after ``patient`` faded, HPC-UCB's continuous dose beside them."""
+    K = res.truth.size
+    fig = go.Figure()
+    scale = 1.0 / K if both is not None else 1.0
+    for name in res.designs:
+        path = res.path(name, trial)
+        x = np.arange(1, path.doses.size + 1)
+        seen = x <= patient
+        fig.add_scatter(x=x, y=path.doses * scale, mode="lines+markers", name=NAMES[name],
+                        line={"color": COLORS[name], "width": 1, "shape": "hv"},
+                        marker={"symbol": np.where(path.dlt, "x", "circle").tolist(), "size": 9,
+                                "color": np.where(path.dlt, "#d62728", COLORS[name]).tolist(),
+                                "opacity": np.where(seen, 1.0, 0.25).tolist()},
+                        customdata=path.dlt.astype(int), hovertemplate="patient %{x}: dose %{y}<extra></extra>")
+    if both is not None:
+        alpha, over = both.bandit_path(trial)
+        x = np.arange(1, alpha.size + 1)
+        fig.add_scatter(x=x, y=alpha, mode="lines+markers", name=NAMES[HPUCB],
+                        line={"color": COLORS[HPUCB], "width": 1},
+                        marker={"symbol": np.where(over, "x", "diamond").tolist(), "size": 9,
+                                "color": np.where(over, "#d62728", COLORS[HPUCB]).tolist(),
+                                "opacity": np.where(x <= patient, 1.0, 0.25).tolist()},
+                        customdata=over.astype(int), hovertemplate="patient %{x}: dose %{y:.3f}<extra></extra>")
+    fig.add_vline(x=patient, line_dash="dot", line_color="#888")
+    if both is None:
+        fig.update_yaxes(title="dose level", tickvals=list(range(1, K + 1)), range=[0.5, K + 0.5])
+    else:
+        fig.update_yaxes(title="dose (0 to 1)", range=[0, 1.05])
+    fig.update_layout(xaxis_title="patient (in the order they enrol)", height=380)
+    return fig
+
+
+def patient_words(res: api.DoseFindingResult, both: bandit.BanditComparison | None, trial: int,
+                  patient: int) -> str:
+    """What each design did for patient ``patient`` of the trial, in one line."""
+    parts = []
+    for name in res.designs:
+        path = res.path(name, trial)
+        if patient > path.doses.size:
+            parts.append(f"{NAMES[name]}: trial over")
+        else:
+            dlt = " (DLT)" if path.dlt[patient - 1] else ""
+            parts.append(f"{NAMES[name]}: dose {int(path.doses[patient - 1])}{dlt}")
+    if both is not None:
+        alpha, over = both.bandit_path(trial)
+        if patient <= alpha.size:
+            parts.append(f"HPC-UCB: dose {alpha[patient - 1]:.3f}" + (" (over the limit)" if over[patient - 1] else ""))
+    return f"Patient {patient}: " + "; ".join(parts) + "."
+
+
+def scenario_words(res: api.DoseFindingResult, both: bandit.BanditComparison | None) -> str:
+    """The scenario in one sentence: the chances per dose, the target and which dose is right."""
+    chances = ", ".join(f"{p:.3f}" for p in res.truth)
+    right = ("no dose: even the lowest is too toxic (its chance of a DLT is above 1.4 × the target)"
+             if res.true_mtd == 0 else f"dose {res.true_mtd}, whose chance of a DLT is closest to the target")
+    where = (" These chances come from the dose model's patients: dose j is j/K, and a patient has a DLT when the "
+             "side effect at that dose passes τ." if both is not None else "")
+    return (f"True chance of a DLT at each dose: {chances}; target {res.target:g}. The right answer (the MTD) is "
+            f"{right}.{where}")
+
+
+def main() -> None:
+    """The page."""
+    ctx, v = pagekit.page_start(
+        "Dose finding in the clinic",
+        "A phase-I trial looks for the **maximum tolerated dose (MTD)**: the dose whose chance of a "
+        "**dose-limiting toxicity (DLT)**, a side effect severe enough to stop treatment, is closest to a target "
+        "such as 30 %. Patients arrive in small cohorts and the design decides the next cohort's dose from the DLTs "
+        "so far. Here the classic **3+3**, **BOIN** and the **CRM** run on exactly the same simulated patients, so "
+        "every difference comes from the design.",
+        "Dose finding", controls)
+    out = forms.settings_or_error(None, lambda: run(v))
+    if out is None:
+        return
+    res, both = out
+    st.markdown(scenario_words(res, both))
+
+    slots: dict[str, Any] = {}
+    right = pagekit.chart_row(slots, "selection", "Which dose each design calls the MTD")
+    right.markdown("Each bar is the share of the simulated trials that ended by naming that dose the MTD (or none, "
+                   "when the trial stopped because even the lowest dose looked too toxic). A good design puts its "
+                   "tallest bar on the right answer.")
+    pagekit.chart(slots["selection"], selection_figure(res), "dosefinding_selection", keep=False)
+    right = pagekit.chart_row(slots, "patients", "Where the patients were treated")
+    right.markdown("The mean number of patients each design treated at each dose. Patients treated above the MTD "
+                   "were **overdosed**: they carried more risk than the target allows. 3+3 stops early and "
+                   "treats fewer patients; BOIN and the CRM treat cohort size × cohorts.")
+    pagekit.chart(slots["patients"], patients_figure(res), "dosefinding_patients", keep=False)
+
+    st.subheader("Operating characteristics")
+    frame = oc_table(res, both)
+    st.table(shown_table(frame).set_index("design"))
+    st.caption(f"Over {res.trials:,} simulated trials; in brackets the 95 % Monte-Carlo interval. Right dose "
+               "chosen: the share of trials naming the true MTD. DLT rate: DLTs over patients treated. Treated "
+               "above the MTD: the share of all patients given a dose above it (all of them when no dose is "
+               "acceptable)."
+               + (" Over the limit: the share of treated patients whose side effect passed τ (for a design its "
+                  "DLT rate), against HPC-UCB's allowed risk δ; benefit lost: how much less benefit than an "
+                  "all-knowing rule, summed over the trial's patients (an untreated patient counts as dose 0)."
+                  if both is not None else ""))
+    st.download_button("Operating characteristics (CSV)", csv_table(frame).to_csv(index=False),
+                       "dose_finding.csv", "text/csv", on_click="ignore", icon=":material/table:",
+                       key="dosefinding_csv")
+
+    st.subheader("One trial, patient by patient")
+    longest = res.tolerances.shape[1]
+    for key, top in (("trial", res.trials), ("patient", longest)):
+        if isinstance(st.session_state.get(key), int) and st.session_state[key] > top:
+            # Past the end of the new run: start from the control's default (the run's first trial, its last patient).
+            st.session_state.pop(key)
+            st.query_params.pop(key, None)
+    left, mid = st.columns(2)
+    with left:
+        trial = links.bound(st.number_input, "Trial", 1, res.trials, 1, 1, key="trial",
+                            help="Which simulated trial to follow; every design sees its same patients.") - 1
+    with mid:
+        patient = links.bound(st.slider, "Step to patient", 1, longest, longest, 1, key="patient",
+                              help="The patients up to this one are drawn in full, the later ones faded.")
+    slots = {}
+    right = pagekit.chart_row(slots, "path", "Doses given, patient by patient")
+    right.markdown("Every design treats the same patients in the same order: patient i has the same tolerance in "
+                   "every design, so a DLT at one dose means a DLT at every higher dose. A red cross is a DLT. "
+                   "Move the slider to step through the trial: the patients after it are faded.")
+    if both is not None:
+        right.markdown("**HPC-UCB** works differently: it reads each patient's measurements and picks a "
+                       "continuous dose for that patient alone, not one of K doses for a cohort. Its promise is on "
+                       "each patient's own risk: the chance that this patient's side effect passes τ stays at most "
+                       f"δ = {both.delta:g}, from the first patient on.")
+    pagekit.chart(slots["path"], path_figure(res, both, trial, patient), "dosefinding_path", keep=False)
+    st.markdown(patient_words(res, both, trial, patient))
+
+
+main()
