@@ -232,13 +232,16 @@ def auto_chunk(model: Model, params: Params, keys: jax.Array, grid: Any) -> int:
 
 T_BUCKET_MIN = 1024
 """The shortest chunk a run gets when its caller names none (:func:`t_bucket`)."""
+ONE_CHUNK_T, LONG_RUN_CHUNKS = 8192, 8
+"""Without a chunk named, a run of up to 8192 rounds goes in one chunk of its bucket; a longer one in chunks of the
+largest bucket within T/8 (so the masked tail adds at most an eighth of the rounds)."""
 
 
 def t_bucket(T: int, block: int = 0) -> int:
-    """The chunk length a run of ``T`` rounds gets when its caller names none: the smallest of 1024, 1449, 2050,
-    2900, … (each the last times √2, rounded up) that holds T, rounded up to a multiple of ``block``. Every T of one bucket
-    runs in the same compiled shape with its tail masked, so a Python or command-line user who varies T compiles
-    once per bucket, not once per T, and computes at most 41 % more rounds than asked (the masked ones)."""
+    """The bucket of a run of ``T`` rounds: the smallest of 1024, 1449, 2050, 2900, … (each the last times √2,
+    rounded up) that holds T, rounded up to a multiple of ``block``. Every T of one bucket runs in the same compiled
+    shape with its tail masked, so a Python or command-line user who varies T compiles once per bucket, not once
+    per T, and computes at most 41 % more rounds than asked (the masked ones)."""
     size = T_BUCKET_MIN
     while size < T:
         size = math.ceil(size * math.sqrt(2))
@@ -277,9 +280,9 @@ def run_chunks(
     Outputs have shape ``(S, t)`` or, with ``grid`` (params batched on axis 0, or as the in_axes
     prefix ``grid`` gives), ``(G, S, t)``.
     Chunks are all of size ``chunk`` except possibly the last (one extra compilation at most).
-    Without ``chunk`` the run goes in buckets with a masked tail: one chunk of :func:`t_bucket` (T) rounds, or,
-    when its draws would not fit in ``CHUNK_BYTES``, chunks of the largest bucket that fits; so a new T within a
-    bucket compiles nothing, and the numbers are those of any other chunking. For a model with a
+    Without ``chunk`` the run goes in buckets with a masked tail: one chunk of :func:`t_bucket` (T) rounds up to
+    :data:`ONE_CHUNK_T`, else chunks of the largest bucket within T/8 whose draws fit in ``CHUNK_BYTES``; so a new
+    T within a bucket compiles nothing, and the numbers are those of any other chunking. For a model with a
     ``block``, chunks are rounded down to a multiple of it (at least one block), so results do
     not depend on the chunking.
 
@@ -297,7 +300,8 @@ def run_chunks(
         if chunk is None:
             fits = auto_chunk(model, params, keys, grid)
             whole = t_bucket(T, model.block)
-            chunk = whole if whole <= fits else bucket_at_most(fits, model.block)
+            chunk = whole if whole <= min(fits, ONE_CHUNK_T) else bucket_at_most(
+                min(fits, max(T_BUCKET_MIN, T // LONG_RUN_CHUNKS)), model.block)
             pad_tail = True
         chunk = max(1, chunk if pad_tail else min(chunk, T))
         if model.block and chunk < T:
