@@ -1,5 +1,9 @@
 """About: the papers, what the app implements from them (user-facing), and the device in use."""
 
+from safebandit_ui import stopping
+
+stopping.session_thread()  # first: exit waits for this run, also when Streamlit runs the page without app.py
+
 import streamlit as st
 
 from safebandit_ui import shell

@@ -6,6 +6,10 @@ one shared grid run over the chosen τ (:mod:`safebandit_ui.live`) → figures, 
 
 from __future__ import annotations
 
+from safebandit_ui import stopping
+
+stopping.session_thread()  # first: exit waits for this run, also when Streamlit runs the page without app.py
+
 import dataclasses
 import os
 from typing import Any

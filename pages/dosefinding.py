@@ -9,6 +9,10 @@ patients dose by dose.
 
 from __future__ import annotations
 
+from safebandit_ui import stopping
+
+stopping.session_thread()  # first: exit waits for this run, also when Streamlit runs the page without app.py
+
 from typing import Any
 
 import numpy as np

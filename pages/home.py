@@ -1,5 +1,9 @@
 """Home: what a safe bandit is, in plain words, and a link to every page."""
 
+from safebandit_ui import stopping
+
+stopping.session_thread()  # first: exit waits for this run, also when Streamlit runs the page without app.py
+
 import streamlit as st
 
 from safebandit_ui import registry, shell

@@ -7,6 +7,10 @@ move, its charts and *what to notice*, every line computed from the run on scree
 
 from __future__ import annotations
 
+from safebandit_ui import stopping
+
+stopping.session_thread()  # first: exit waits for this run, also when Streamlit runs the page without app.py
+
 from typing import Any
 
 import streamlit as st

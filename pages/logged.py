@@ -6,6 +6,10 @@ one shared replay (:mod:`safebandit_ui.live`) → the dose page's figures.
 
 from __future__ import annotations
 
+from safebandit_ui import stopping
+
+stopping.session_thread()  # first: exit waits for this run, also when Streamlit runs the page without app.py
+
 import functools
 from typing import Any
 

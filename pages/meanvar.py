@@ -3,6 +3,10 @@
 Its controls come from the family's fields, the rest from its page spec (:mod:`safebandit_ui.specs.meanvar`).
 """
 
+from safebandit_ui import stopping
+
+stopping.session_thread()  # first: exit waits for this run, also when Streamlit runs the page without app.py
+
 from safebandit_ui import model_page
 
 model_page.render(

@@ -8,6 +8,10 @@ the names the audience uses, ONE headline computed from the run, and four compac
 
 from __future__ import annotations
 
+from safebandit_ui import stopping
+
+stopping.session_thread()  # first: exit waits for this run, also when Streamlit runs the page without app.py
+
 from typing import Any
 
 import streamlit as st

@@ -7,6 +7,10 @@ Widgets → a :class:`~safebandit_core.presets.PresetRun` → one run in the ser
 
 from __future__ import annotations
 
+from safebandit_ui import stopping
+
+stopping.session_thread()  # first: exit waits for this run, also when Streamlit runs the page without app.py
+
 import dataclasses
 import json
 from collections.abc import Callable

@@ -7,6 +7,10 @@ where it holds, a per-cell table, the downloads and the command that runs it on 
 
 from __future__ import annotations
 
+from safebandit_ui import stopping
+
+stopping.session_thread()  # first: exit waits for this run, also when Streamlit runs the page without app.py
+
 import dataclasses
 import functools
 from collections.abc import Callable

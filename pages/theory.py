@@ -7,6 +7,10 @@ regret over horizons for GenCB and ConUCB (One-size-fits-all, Theorem 1).
 
 from __future__ import annotations
 
+from safebandit_ui import stopping
+
+stopping.session_thread()  # first: exit waits for this run, also when Streamlit runs the page without app.py
+
 import functools
 from typing import Any
 

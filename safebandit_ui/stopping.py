@@ -1,18 +1,19 @@
 """The server's ordered stop: what runs when its process exits, before the interpreter finalises.
 
 Each session's script runs in a thread of its own (Streamlit's), and the pages, the warm-up and computing ahead run
-JAX in threads. An interpreter that finalises while one of them is inside XLA is taken down by a signal
-("terminate called ... FATAL: exception not rethrown", or a segmentation fault) instead of exiting 0. So ``app.py``
-names its thread here first thing on every run (:func:`session_thread`), background work says how it stops
-(:func:`on_stop`: the warm-up's :func:`.warmup.stop`, which stops computing ahead first), and at exit :func:`stop`
-runs those in order, then waits for the sessions' threads, which Streamlit has told to stop when it stopped the
-server; every wait is bounded. Then the server's process (``streamlit run app.py``, :func:`serving`) ends at once
-(``os._exit``) with the status the interpreter would have given (1 after an uncaught exception in the main thread,
-else 0): everything it holds is done, and what is left, finalising an interpreter while XLA's own threads still run,
-is where the signal came from (2 of 10 busy stops still ended in "FATAL: exception not rethrown" after the waits
-alone). Any other process (a test run under AppTest) finalises as usual, and so does a server with
-``SAFEBANDIT_HARD_EXIT=0``. This module imports nothing of the app, so ``app.py`` can name its thread before
-anything else is imported.
+JAX in threads. An interpreter that finalises while one of them is inside XLA, or still importing it, is taken down
+by a signal ("terminate called ... FATAL: exception not rethrown", or a segmentation fault) instead of exiting 0. So
+``app.py`` and every page name their thread here first thing on every run (:func:`session_thread`; Streamlit runs
+the page a fresh server's first visitor opens on its own, without ``app.py``), background work says how it stops
+(:func:`on_stop`: the warm-up's :func:`.warmup.stop`, which stops computing ahead first), and when the main thread
+ends, before any atexit hook (JAX's clears its backends), :func:`stop` runs those in order, then waits for the
+sessions' threads, which Streamlit has told to stop when it stopped the server; every wait is bounded. Then the
+server's process (``streamlit run app.py``, :func:`serving`) ends at once (``os._exit``) with the status the
+interpreter would have given (1 after an uncaught exception in the main thread, else 0): everything it holds is
+done, and what is left, finalising an interpreter while XLA's own threads still run, is where the signal came from.
+Any other process (a test run under AppTest) finalises as usual, and so does a server with
+``SAFEBANDIT_HARD_EXIT=0``. This module imports nothing of the app, so a script can name its thread before anything
+else is imported.
 """
 
 from __future__ import annotations
@@ -36,6 +37,8 @@ _STOPS: list[Callable[[float], bool]] = []
 _ARMED: list[bool] = []
 HARD_EXIT_ENV = "SAFEBANDIT_HARD_EXIT"
 _FAILED: list[bool] = []
+_HOOKED: list[bool] = []
+"""Set once :func:`_at_exit` is registered with ``threading``'s shutdown (which keeps no second copy to unregister)."""
 """Set when an exception reached the main thread uncaught (the exit status is then 1)."""
 _EXCEPTHOOK = sys.excepthook
 
@@ -47,12 +50,24 @@ def _note_failure(kind: type[BaseException], value: BaseException, tb: Traceback
 
 
 def arm() -> None:
-    """Register :func:`stop` to run at exit, again if it already was: atexit runs the last registered first, so
-    arming once JAX is imported makes the stop run before JAX's own exit hook (which clears its backends)."""
-    atexit.unregister(_at_exit)
-    atexit.register(_at_exit)
+    """Have :func:`stop` run when the main thread ends, before any atexit hook (JAX's clears its backends, which under
+    a thread still inside XLA ends the process by a signal). ``threading`` runs what ``_register_atexit`` names when
+    the main thread ends, before the interpreter's atexit hooks, whatever was imported after; where that hook is
+    missing, the stop is registered with atexit again (the last registered runs first). Once per process."""
     if sys.excepthook is not _note_failure:
         sys.excepthook = _note_failure
+    if _HOOKED:
+        return
+    register = getattr(threading, "_register_atexit", None)
+    if register is not None:
+        _HOOKED.append(True)
+        try:
+            register(_at_exit)
+            return
+        except RuntimeError:  # the interpreter is already shutting down
+            _HOOKED.clear()
+    atexit.unregister(_at_exit)
+    atexit.register(_at_exit)
 
 
 def session_thread() -> None:

@@ -148,7 +148,7 @@ def test_restore_brings_every_control_back_and_refuses_what_does_not_fit():
     assert at.number_input(key="bat_seeds").value == 3 and at.number_input(key="base_seed").value == 1
     assert at.slider(key="bat_delta").value == pytest.approx(0.1) and at.button_group(key="bat_taus").value == [0.2]
     shown = charts(at)
-    assert "regret_t1" not in shown and "seed 1" in shown["cost_t0"]["layout"]["title"]["text"]
+    assert "regret_t1" not in shown and "run 1" in shown["cost_t0"]["layout"]["title"]["text"]
     assert at.code[0].value.startswith("python -m safebandit_core battery --tau 0.2 --T 300 --dim 16 --seeds 3 ")
     bad = BatteryReplaySettings(dim=16, embedder="sentence-transformers:some-model", base_seed=0)
     upload(at, "st.json", json.dumps(export.settings_dict(bad)).encode(), key="bat_settings_upload",
@@ -236,7 +236,7 @@ def test_a_long_replay_streams_its_charts_and_ends_on_the_final_ones(monkeypatch
     shown = charts(at)
     assert {f"{c}_t{i}" for c in REPLAY_CHARTS for i in (0, 1)} <= set(shown)
     assert not any("_live" in key for key in shown)
-    assert "seed 7" in shown["cost_t0"]["layout"]["title"]["text"]
+    assert "run 7" in shown["cost_t0"]["layout"]["title"]["text"]
 
 
 def test_the_defaults_make_the_point_without_a_warning_and_match_the_command_line():

@@ -148,11 +148,13 @@ def test_an_uncaught_exception_in_the_main_thread_makes_the_status_1(monkeypatch
     assert stopping.exit_status() == 1
 
 
-def stop_busy(log: Path, delay_s: float) -> tuple[int | None, str]:
-    """Serve app.py plainly with the warm-up and computing ahead on, open :data:`PAGES` at once, send SIGTERM
-    ``delay_s`` later (the warm-up and the pages' runs then in flight); the exit status and the log."""
+def stop_busy(log: Path, delay_s: float, plain: bool = True) -> tuple[int | None, str]:
+    """Serve the app with the warm-up and computing ahead on, open :data:`PAGES` at once, send SIGTERM ``delay_s``
+    after the server first answers (before, as or after its first pages start: Streamlit runs a page its first
+    visitor opens without ``app.py``, so each page names its thread first); the exit status and the log.
+    ``plain``: ``streamlit run app.py``; otherwise the server ``make run`` starts (:mod:`safebandit_ui.serve`)."""
     started: list = []
-    with serve(log, {warmup.OFF_ENV: "1", ahead.OFF_ENV: "1"}, started, script="app.py") as url:
+    with serve(log, {warmup.OFF_ENV: "1", ahead.OFF_ENV: "1"}, started, script="app.py" if plain else None) as url:
         visits = threading.Thread(target=lambda: _visit(url), daemon=True)
         visits.start()
         time.sleep(delay_s)
@@ -172,10 +174,28 @@ def _visit(url: str) -> None:
 
 @pytest.mark.slow
 def test_a_busy_server_stopped_ten_times_exits_0_every_time(tmp_path):
-    """Ten plain ``streamlit run app.py`` servers, two at a time, each sent SIGTERM while its warm-up and eight
-    pages compute: every one exits 0 with no crash in its log."""
-    delays = [2.5 + (i % 5) for i in range(STOPS)]  # the pages importing, then running, beside the warm-up
+    """Ten servers, two at a time, each sent SIGTERM while its warm-up and eight pages start or compute: five plain
+    ``streamlit run app.py`` and five as ``make run`` starts them; every one exits 0 with no crash in its log."""
+    delays = [0.5 + 0.75 * (i // 2) for i in range(STOPS)]  # the pages importing, then running, beside the warm-up
+    plains = [i % 2 == 0 for i in range(STOPS)]
+    logs = [tmp_path / f"server{i}.log" for i in range(STOPS)]
     with ThreadPoolExecutor(AT_ONCE) as pool:
-        results = list(pool.map(stop_busy, [tmp_path / f"server{i}.log" for i in range(STOPS)], delays))
+        results = list(pool.map(stop_busy, logs, delays, plains))
     bad = [(code, text[-1500:]) for code, text in results if code != 0 or any(c in text for c in CRASHED)]
     assert bad == [], f"{len(bad)} of {STOPS} stops failed; first: {bad[:1]}"
+
+
+def test_every_page_names_its_thread_before_it_imports_anything_else():
+    """Streamlit runs the page a fresh server's first visitor opens on its own, without ``app.py``: a page that
+    imported the core first would load JAX in a thread exit does not wait for (a stop then ended by a signal in
+    up to 5 of 16 stops here). So each page's first statements are the stop's import and its call."""
+    import ast
+
+    from safebandit_ui import registry
+
+    for path in sorted((registry.ROOT / "pages").glob("*.py")):
+        body = [n for n in ast.parse(path.read_text()).body
+                if not (isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant))
+                and not (isinstance(n, ast.ImportFrom) and n.module == "__future__")]
+        first, second = ast.unparse(body[0]), ast.unparse(body[1])
+        assert (first, second) == ("from safebandit_ui import stopping", "stopping.session_thread()"), path.name
