@@ -122,8 +122,8 @@ class Spec:
     old_keys: Mapping[str, str] = dataclasses.field(default_factory=dict)
 
 
-SIDEBAR_NAMES = {"policies": "Policies", "precision": "Precision (sidebar)", "base_seed": "Base seed (sidebar)"}
-"""How messages name the settings fields every model page sets without a control of its own."""
+SIDEBAR_NAMES = {"policies": "Compare", "precision": "Precision (sidebar)", "base_seed": "Base seed (sidebar)"}
+"""How messages name the fields the shared controls set: the *Compare* choice and the sidebar's two."""
 
 
 def spec_of(family: Family) -> Spec:

@@ -170,7 +170,7 @@ def test_no_policy_chosen_is_an_error():
     at = dose_page()
     at.multiselect(key="policies").set_value([]).run()
     assert not at.exception
-    assert any("Policies" in m for m in errors(at))
+    assert any("Compare" in m for m in errors(at))
 
 
 def test_malformed_settings_upload_names_the_problem():

@@ -152,7 +152,7 @@ def test_regret_over_horizons_is_computed_on_demand_and_kept():
 def test_bad_input_is_an_error():
     at = page()
     at.multiselect(key="policies_cmab").set_value([]).run()
-    assert not at.exception and any("Policies" in m for m in errors(at))
+    assert not at.exception and any("Compare" in m for m in errors(at))
     at.multiselect(key="policies_cmab").set_value(["gencb"])
     at.number_input(key="T").set_value(100_000)
     at.number_input(key="seeds").set_value(100).run()
