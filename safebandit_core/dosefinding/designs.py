@@ -91,6 +91,17 @@ def _enrol(doses: jax.Array, start: jax.Array, size: int, dose: jax.Array, activ
     return jnp.where(active, filled, doses)
 
 
+def _treat(u: jax.Array, p: jax.Array, k: jax.Array, cohort: int, d: jax.Array, n: jax.Array, y: jax.Array,
+           doses: jax.Array, active: jax.Array) -> tuple[jax.Array, jax.Array, jax.Array, jax.Array]:
+    """Cohort ``k`` (0-based) of size ``cohort`` treated at ``d`` when ``active``: its DLTs and the patients, DLTs
+    and doses per patient counted with it (the step BOIN and the CRM share)."""
+    start = k * cohort
+    dlt = _cohort(u, p, start, cohort, d)
+    n = n.at[d].add(jnp.where(active, cohort, 0))
+    y = y.at[d].add(jnp.where(active, dlt, 0))
+    return dlt, n, y, _enrol(doses, start, cohort, d, active)
+
+
 def three_plus_three(u: jax.Array, p: jax.Array) -> Trial:
     """The 3+3 design on one trial's tolerances ``u`` (≥ 6K of them) and truth ``p`` (CLINICAL.md §1).
 
@@ -182,11 +193,7 @@ def boin(u: jax.Array, p: jax.Array, target: jax.Array, tables: BoinTables, coho
     def step(carry, k):
         d, n, y, elim, stopped, none, doses = carry
         active = ~stopped
-        start = k * cohort
-        dlt = _cohort(u, p, start, cohort, d)
-        n = n.at[d].add(jnp.where(active, cohort, 0))
-        y = y.at[d].add(jnp.where(active, dlt, 0))
-        doses = _enrol(doses, start, cohort, d, active)
+        dlt, n, y, doses = _treat(u, p, k, cohort, d, n, y, doses, active)
         decide = active & (k < cohorts - 1)
         nd, yd = n[d], y[d]
         drop = decide & (yd >= tables.eliminate[nd])
@@ -236,11 +243,7 @@ def crm(u: jax.Array, p: jax.Array, target: jax.Array, tables: CrmTables, cohort
     def step(carry, k):
         d, n, y, stopped, none, rec, doses, e = carry
         active = ~stopped
-        start = k * cohort
-        dlt = _cohort(u, p, start, cohort, d)
-        n = n.at[d].add(jnp.where(active, cohort, 0))
-        y = y.at[d].add(jnp.where(active, dlt, 0))
-        doses = _enrol(doses, start, cohort, d, active)
+        dlt, n, y, doses = _treat(u, p, k, cohort, d, n, y, doses, active)
         e = e * tables.cohort_likelihood[d, dlt]
         e = e / jnp.max(e)
         w = e / jnp.sum(e)
