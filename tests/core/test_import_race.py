@@ -106,7 +106,7 @@ def every_page() -> list[list[str]]:
 
 def test_the_pages_modules_list_what_each_page_imports():
     pages = every_page()
-    assert ["safebandit_ui", "safebandit_ui.model_page"] in pages  # the model pages
+    assert ["safebandit_ui", "safebandit_ui.stopping", "safebandit_ui.model_page"] in pages  # the model pages
     assert "safebandit_ui.specs.nonlinear" in {m for p in pages for m in p}
     battery = page_modules(ROOT / "pages" / "battery.py")
     assert battery.index("safebandit_core.viz") < battery.index("safebandit_core.viz.battery")
