@@ -15,14 +15,13 @@ stopping.session_thread()  # first: exit waits for this run, also when Streamlit
 
 from typing import Any
 
-import numpy as np
-import pandas as pd
-import plotly.graph_objects as go
 import streamlit as st
 
-from safebandit_core.dosefinding import api, bandit, scenarios
-from safebandit_core.dosefinding.designs import DESIGNS, LABELS
+from safebandit_core.dosefinding import api, bandit, scenarios, table
+from safebandit_core.dosefinding.designs import DESIGNS
+from safebandit_core.dosefinding.table import NAMES
 from safebandit_core.settings import SettingsError
+from safebandit_core.viz import dosefinding as vdf
 from safebandit_ui import forms, links, pagekit, shell
 
 STANDARD: dict[str, tuple[tuple[float, ...], float]] = {
@@ -35,9 +34,6 @@ STANDARD: dict[str, tuple[tuple[float, ...], float]] = {
 SOURCES = ("Chances of a DLT per dose", "The dose model's patients")
 DEFAULT_TRIALS = 2000
 DEFAULT_BANDIT_TRIALS = 250
-HPUCB = "hpucb"
-NAMES = {**LABELS, HPUCB: "HPC-UCB"}
-COLORS = {"3+3": "#7f7f7f", "boin": "#1f77b4", "crm": "#ff7f0e", HPUCB: "#2ca02c"}
 CACHE = 16
 """Runs kept for every session of the server (settings → result), the least recently used dropped."""
 
@@ -126,125 +122,6 @@ def run(v: dict[str, Any]) -> tuple[api.DoseFindingResult, bandit.BanditComparis
     return both.result, both
 
 
-def dose_names(K: int) -> list[str]:
-    """The x labels of the per-dose bars."""
-    return [f"dose {j}" for j in range(1, K + 1)]
-
-
-def selection_figure(res: api.DoseFindingResult) -> go.Figure:
-    """% of trials choosing each dose (and none) as the MTD, a group of bars per design."""
-    x = [*dose_names(res.truth.size), "none"]
-    fig = go.Figure()
-    for name in res.designs:
-        c = res.characteristics[name]
-        fig.add_bar(name=NAMES[name], x=x, y=[*c["select_pct"], c["none_pct"]], marker_color=COLORS[name])
-    right = "none" if res.true_mtd == 0 else x[res.true_mtd - 1]
-    fig.add_annotation(x=right, y=0, yref="paper", yanchor="top", text="right answer", showarrow=False, yshift=-18)
-    fig.update_layout(barmode="group", yaxis_title="% of trials choosing it as the MTD", height=360)
-    return fig
-
-
-def patients_figure(res: api.DoseFindingResult) -> go.Figure:
-    """Mean patients treated at each dose, a group of bars per design."""
-    fig = go.Figure()
-    for name in res.designs:
-        fig.add_bar(name=NAMES[name], x=dose_names(res.truth.size), y=res.characteristics[name]["patients"],
-                    marker_color=COLORS[name])
-    fig.update_layout(barmode="group", yaxis_title="patients per trial (mean)", height=360)
-    return fig
-
-
-def _ci(value: float, ci: list[float], fmt: str) -> str:
-    return f"{fmt.format(value)} ({fmt.format(ci[0])} to {fmt.format(ci[1])})"
-
-
-def oc_table(res: api.DoseFindingResult, both: bandit.BanditComparison | None) -> pd.DataFrame:
-    """The operating characteristics per design (and HPC-UCB with the dose model), with 95 % intervals."""
-    rows = []
-    for name in res.designs:
-        c = res.characteristics[name]
-        row = {"design": NAMES[name], "right dose chosen %": c["pcs"], "right dose chosen % (95 %)": c["pcs_ci95"],
-               "no dose chosen %": c["none_pct"], "patients": c["total_patients"], "DLTs": c["total_dlts"],
-               "DLT rate": c["dlt_rate"], "DLT rate (95 %)": c["dlt_rate_ci95"],
-               "treated above the MTD %": c["pct_patients_above_mtd"],
-               "treated above the MTD % (95 %)": c["pct_patients_above_mtd_ci95"]}
-        rows.append(row)
-    frame = pd.DataFrame(rows)
-    if both is not None:
-        extra = {name: both.figures[name] for name in (*res.designs, HPUCB)}
-        frame = pd.concat([frame, pd.DataFrame([{"design": NAMES[HPUCB]}])], ignore_index=True)
-        frame["over the limit %"] = [100 * f["violation_rate"] for f in extra.values()]
-        frame["over the limit % (95 %)"] = [[100 * b for b in f["violation_rate_ci95"]] for f in extra.values()]
-        frame["benefit lost per trial"] = [f["cum_regret_mean"] for f in extra.values()]
-        frame["benefit lost (95 %)"] = [f["cum_regret_ci95"] for f in extra.values()]
-        frame.loc[len(res.designs), "patients"] = float(both.alpha.shape[1])
-    return frame
-
-
-def shown_table(frame: pd.DataFrame) -> pd.DataFrame:
-    """The table as the page shows it: each figure with its interval in one cell."""
-    out = pd.DataFrame({"design": frame["design"]})
-    pairs = [("right dose chosen %", "{:.1f}"), ("DLT rate", "{:.3f}"), ("treated above the MTD %", "{:.1f}"),
-             ("over the limit %", "{:.2f}"), ("benefit lost per trial", "{:.2f}")]
-    singles = [("no dose chosen %", "{:.1f}"), ("patients", "{:.1f}"), ("DLTs", "{:.2f}")]
-    for col, fmt in singles:
-        out[col] = [fmt.format(v) if pd.notna(v) else "" for v in frame[col]]
-    for col, fmt in pairs:
-        if col not in frame:
-            continue
-        ci_col = next(c for c in frame.columns if c.startswith(col.split(" per trial")[0]) and c.endswith("(95 %)"))
-        out[col] = [_ci(v, ci, fmt) if pd.notna(v) else "" for v, ci in zip(frame[col], frame[ci_col], strict=True)]
-    return out
-
-
-def csv_table(frame: pd.DataFrame) -> pd.DataFrame:
-    """The table for the CSV: each interval as its two ends in columns of their own."""
-    out = pd.DataFrame({"design": frame["design"]})
-    for col in frame.columns[1:]:
-        if col.endswith("(95 %)"):
-            base = col.removesuffix(" (95 %)")
-            out[f"{base} low"] = [ci[0] if isinstance(ci, list) else np.nan for ci in frame[col]]
-            out[f"{base} high"] = [ci[1] if isinstance(ci, list) else np.nan for ci in frame[col]]
-        else:
-            out[col] = frame[col]
-    return out
-
-
-def path_figure(res: api.DoseFindingResult, both: bandit.BanditComparison | None, trial: int,
-                patient: int) -> go.Figure:
-    """One trial, patient by patient: each design's dose (dose level, or the dose in [0, 1] with the dose model),
-    a DLT as a red cross; patients after ``patient`` faded, HPC-UCB's continuous dose beside them."""
-    K = res.truth.size
-    fig = go.Figure()
-    scale = 1.0 / K if both is not None else 1.0
-    for name in res.designs:
-        path = res.path(name, trial)
-        x = np.arange(1, path.doses.size + 1)
-        seen = x <= patient
-        fig.add_scatter(x=x, y=path.doses * scale, mode="lines+markers", name=NAMES[name],
-                        line={"color": COLORS[name], "width": 1, "shape": "hv"},
-                        marker={"symbol": np.where(path.dlt, "x", "circle").tolist(), "size": 9,
-                                "color": np.where(path.dlt, "#d62728", COLORS[name]).tolist(),
-                                "opacity": np.where(seen, 1.0, 0.25).tolist()},
-                        customdata=path.dlt.astype(int), hovertemplate="patient %{x}: dose %{y}<extra></extra>")
-    if both is not None:
-        alpha, over = both.bandit_path(trial)
-        x = np.arange(1, alpha.size + 1)
-        fig.add_scatter(x=x, y=alpha, mode="lines+markers", name=NAMES[HPUCB],
-                        line={"color": COLORS[HPUCB], "width": 1},
-                        marker={"symbol": np.where(over, "x", "diamond").tolist(), "size": 9,
-                                "color": np.where(over, "#d62728", COLORS[HPUCB]).tolist(),
-                                "opacity": np.where(x <= patient, 1.0, 0.25).tolist()},
-                        customdata=over.astype(int), hovertemplate="patient %{x}: dose %{y:.3f}<extra></extra>")
-    fig.add_vline(x=patient, line_dash="dot", line_color="#888")
-    if both is None:
-        fig.update_yaxes(title="dose level", tickvals=list(range(1, K + 1)), range=[0.5, K + 0.5])
-    else:
-        fig.update_yaxes(title="dose (0 to 1)", range=[0, 1.05])
-    fig.update_layout(xaxis_title="patient (in the order they enrol)", height=380)
-    return fig
-
-
 def patient_words(res: api.DoseFindingResult, both: bandit.BanditComparison | None, trial: int,
                   patient: int) -> str:
     """What each design did for patient ``patient`` of the trial, in one line."""
@@ -295,16 +172,16 @@ def main() -> None:
     right.markdown("Each bar is the share of the simulated trials that ended by naming that dose the MTD (or none, "
                    "when the trial stopped because even the lowest dose looked too toxic). A good design puts its "
                    "tallest bar on the right answer.")
-    pagekit.chart(slots["selection"], selection_figure(res), "dosefinding_selection", keep=False)
+    pagekit.chart(slots["selection"], vdf.selection_figure(res, NAMES), "dosefinding_selection", keep=False)
     right = pagekit.chart_row(slots, "patients", "Where the patients were treated")
     right.markdown("The mean number of patients each design treated at each dose. Patients treated above the MTD "
                    "were **overdosed**: they carried more risk than the target allows. 3+3 stops early and "
                    "treats fewer patients; BOIN and the CRM treat cohort size × cohorts.")
-    pagekit.chart(slots["patients"], patients_figure(res), "dosefinding_patients", keep=False)
+    pagekit.chart(slots["patients"], vdf.patients_figure(res, NAMES), "dosefinding_patients", keep=False)
 
     st.subheader("Operating characteristics")
-    frame = oc_table(res, both)
-    st.table(shown_table(frame).set_index("design"))
+    frame = table.oc_table(res, both)
+    st.table(table.shown_table(frame).set_index("design"))
     st.caption(f"Over {res.trials:,} simulated trials; in brackets the 95 % Monte-Carlo interval. Right dose "
                "chosen: the share of trials naming the true MTD. DLT rate: DLTs over patients treated. Treated "
                "above the MTD: the share of all patients given a dose above it (all of them when no dose is "
@@ -313,7 +190,7 @@ def main() -> None:
                   "DLT rate), against HPC-UCB's allowed risk δ; benefit lost: how much less benefit than an "
                   "all-knowing rule, summed over the trial's patients (an untreated patient counts as dose 0)."
                   if both is not None else ""))
-    st.download_button("Operating characteristics (CSV)", csv_table(frame).to_csv(index=False),
+    st.download_button("Operating characteristics (CSV)", table.csv_table(frame).to_csv(index=False),
                        "dose_finding.csv", "text/csv", on_click="ignore", icon=":material/table:",
                        key="dosefinding_csv")
 
@@ -341,7 +218,7 @@ def main() -> None:
                        "continuous dose for that patient alone, not one of K doses for a cohort. Its promise is on "
                        "each patient's own risk: the chance that this patient's side effect passes τ stays at most "
                        f"δ = {both.delta:g}, from the first patient on.")
-    pagekit.chart(slots["path"], path_figure(res, both, trial, patient), "dosefinding_path", keep=False)
+    pagekit.chart(slots["path"], vdf.path_figure(res, both, trial, patient, NAMES), "dosefinding_path", keep=False)
     st.markdown(patient_words(res, both, trial, patient))
 
 

@@ -5,6 +5,8 @@
 - :mod:`.scenarios`: a truth vector as given, or derived from the heteroscedastic dose model;
 - :mod:`.oc`: operating characteristics with Monte-Carlo intervals;
 - :mod:`.api`: :func:`simulate` (the Python entry point) and one trial's path;
+- :mod:`.bandit`: HPC-UCB beside the designs on the dose model's patients;
+- :mod:`.table`: the operating characteristics as the page shows them and as their CSV;
 - :mod:`.cli`: ``python -m safebandit_core dosefinding``.
 """
 

@@ -11,7 +11,8 @@
 - :mod:`.steps`: the step-through of one run, played in the browser from plotly frames;
 - :mod:`.scrub`: a safety knob scrubbed in the browser between precomputed frames;
 - :mod:`.battery`: the NASA battery data, fit quality and replay;
-- :mod:`.logged`: a log's fit (observed against predicted, residuals against the dose).
+- :mod:`.logged`: a log's fit (observed against predicted, residuals against the dose);
+- :mod:`.dosefinding`: the clinical designs side by side (doses chosen, patients per dose, one trial's path).
 
 Import the module a figure comes from (``from safebandit_core.viz import dose as vd``): this package imports
 none of them itself. Every module takes frames and plain numbers only and imports no JAX, directly or through
