@@ -207,6 +207,20 @@ def show(run: presets.PresetRun, view: dict[str, Any], stored: bool, seconds: fl
                "Upload either file under *Restore a run* to run it again exactly.")
 
 
+def fits(run: presets.PresetRun, ctx: shell.RunContext) -> bool:
+    """Whether this server runs the preset at this size: its quick size always; larger ones within the server's
+    cap on one run (``SAFEBANDIT_RUN_MB``), so that a link or a click cannot take a classroom's memory. Otherwise
+    an error names the largest T that fits, and a note the two ways to run it at this size."""
+    quick = presets.memory_bytes(presets.PresetRun.quick(run.preset))
+    limit = max(store.run_limit(), quick)
+    if forms.settings_or_error(FORM, lambda: presets.check_fits(run, ctx.device, limit) or run) is not None:
+        return True
+    need = presets.memory_bytes(run)
+    st.caption(f"At this size it runs from a terminal with the command above, or on a server started with "
+               f"`{store.RUN_ENV}={-(-need // 2**20)}` (MB one run may take) or more.")
+    return False
+
+
 def main() -> None:
     """The page."""
     ctx, values = pagekit.page_start(
@@ -225,6 +239,8 @@ def main() -> None:
         st.markdown("\n".join(f"- {line}" for line in p.choices))
     st.markdown("The same run from a terminal:")
     st.code(tools.preset_command(run, ctx.device), language="bash")
+    if not fits(run, ctx):
+        return
     key = store.key_of(run, ctx.device)
     st.button("Run this experiment", key="preset_run", type="primary", icon=":material/play_arrow:",
               on_click=request, args=(REQUEST_KEY, key))

@@ -502,6 +502,18 @@ def curve_stats(result: Run, value: str = "cum_regret", max_points: int = 400,
     })
 
 
+def memory_bytes(run: PresetRun) -> int:
+    """The estimate for the preset's largest sweep at this size (its sweeps run one after another), in bytes."""
+    return max(spec.family.memory_bytes(spec.base) * len(spec.cells()) for spec in run.specs())
+
+
+def check_fits(run: PresetRun, device: str | None = None, limit: int | None = None) -> None:
+    """Raise :class:`SettingsError` naming T (with the largest T that fits) when a sweep of the preset at this size
+    would not fit in half the device's memory, or in ``limit`` bytes (a server's cap on one run)."""
+    for spec in run.specs():
+        spec.family.check_fits(spec.base, device, cells=len(spec.cells()), limit=limit)
+
+
 def run_preset(run: PresetRun, device: str | None = None, shard: bool | None = None,
                progress: Callable[[float, str], None] | None = None) -> PresetResult:
     """Run every sweep of a preset at the size ``run`` asks for; ``progress(fraction, text)`` after each chunk."""

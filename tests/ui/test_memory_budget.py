@@ -86,3 +86,28 @@ def test_a_link_asking_for_a_huge_run_gets_a_message_not_the_memory():
     assert len(msgs) == 1 and "Rounds T" in msgs[0] and "at most about" in msgs[0], msgs
     assert f"limit of {store.RUN_DEFAULT_MB} MB per run" in msgs[0]
     assert at.number_input(key="T").value == 100_000
+
+
+def test_a_preset_runs_at_its_quick_size_and_beyond_it_only_within_the_servers_cap(monkeypatch):
+    """The presets page runs any preset at its quick size; *Paper size* (or a link's seeds and T) beyond the cap gets
+    one error naming the rounds and the largest T that fits, a note with the command line and the variable that
+    allows it, and no run button."""
+    from safebandit_core import presets
+    from tests.ui.helpers import open_page
+
+    name = "s001-grid-mv"
+    quick = presets.memory_bytes(presets.PresetRun.quick(name))
+    full = presets.memory_bytes(presets.PresetRun.full(name))
+    assert CAP < quick < full  # the quick size is let through even above the cap
+    monkeypatch.setattr(store, "_RUN_LIMIT", [CAP])
+    at = open_page("pages/presets.py", {"preset": name})
+    assert errors(at) == [] and at.button(key="preset_run")
+    at.checkbox(key="preset_full").check().run()
+    msgs = errors(at)
+    assert len(msgs) == 1 and "at most about" in msgs[0] and "MB per run" in msgs[0], msgs
+    assert f"({full / MB:,.0f} MB needed)" in msgs[0]
+    notes = " ".join(c.value for c in at.caption)
+    assert f"{store.RUN_ENV}={-(-full // MB)}" in notes and not [b for b in at.button if b.key == "preset_run"]
+    with pytest.raises(SettingsError, match="at most about"):
+        presets.check_fits(presets.PresetRun.full(name), "cpu", limit=quick)
+    presets.check_fits(presets.PresetRun.quick(name), "cpu", limit=quick)
