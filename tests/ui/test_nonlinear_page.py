@@ -127,7 +127,7 @@ def test_no_policy_is_an_error_naming_the_field():
     at = page()
     at.multiselect(key="policies").set_value([]).run()
     assert not at.exception
-    assert any("**Policies** must be" in m for m in errors(at))
+    assert any("**Compare** must be" in m for m in errors(at))
     assert "regret" not in charts(at)
 
 
