@@ -37,9 +37,9 @@ _STOPS: list[Callable[[float], bool]] = []
 _ARMED: list[bool] = []
 HARD_EXIT_ENV = "SAFEBANDIT_HARD_EXIT"
 _FAILED: list[bool] = []
+"""Set when an exception reached the main thread uncaught (the exit status is then 1)."""
 _HOOKED: list[bool] = []
 """Set once :func:`_at_exit` is registered with ``threading``'s shutdown (which keeps no second copy to unregister)."""
-"""Set when an exception reached the main thread uncaught (the exit status is then 1)."""
 _EXCEPTHOOK = sys.excepthook
 
 
