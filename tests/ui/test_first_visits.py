@@ -22,9 +22,9 @@ def test_eight_first_visits_at_once_on_a_fresh_plain_server(tmp_path):
     log = tmp_path / "server.log"
     with serve(log, {"SAFEBANDIT_WARMUP": "0"}, script="app.py") as url:  # safebandit_ui.warmup.OFF_ENV
         answers = wsclient.sessions(url, PAGES, timeout_s=240)
-    assert [(a.page, a.exceptions) for a in answers if a.exceptions] == []
-    assert [a.page for a in answers if not a.finished] == []
-    assert all(a.elements >= 5 for a in answers), {a.page: a.elements for a in answers}
     text = log.read_text()
+    assert [(a.page, a.exceptions) for a in answers if a.exceptions] == [], text[-6000:]
+    assert [a.page for a in answers if not a.finished] == [], text[-3000:]
+    assert all(a.elements >= 5 for a in answers), {a.page: a.elements for a in answers}
     assert not [w for w in FAILED if w in text], text[-3000:]
     print({a.page: (a.elements, round(a.seconds, 1)) for a in answers})

@@ -58,7 +58,8 @@ async def session(url: str, page: str, query: str = "", timeout_s: float = 120.0
                 if kind is not None:
                     answer.elements += 1
                     if kind == "exception":
-                        answer.exceptions.append(msg.delta.new_element.exception.message)
+                        exc = msg.delta.new_element.exception
+                        answer.exceptions.append(f"{exc.type}: {exc.message}")
                 if (msg.WhichOneof("type") == "script_finished"
                         and msg.script_finished == ForwardMsg.FINISHED_SUCCESSFULLY):
                     answer.finished = True
