@@ -80,11 +80,11 @@ def status(done: list[tuple[Run, bool, float]]) -> str:
 
 
 def link_params(kind: str, settings: Any) -> list[tuple[str, str]]:
-    """The model page's URL parameters for ``settings`` (the family's ``link_keys``; policies as their labels, one
+    """The model page's URL parameters for ``settings`` (the app entry's ``link_keys``; policies as their labels, one
     parameter each)."""
     fam = families.get(kind)
     out: list[tuple[str, str]] = []
-    for field, key in fam.link_keys.items():
+    for field, key in registry.entry(kind).link_keys.items():
         value = getattr(settings, field)
         if field == "policies":
             out += [(key, fam.label(p)) for p in fam.policies(settings)]

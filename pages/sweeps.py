@@ -22,7 +22,7 @@ import streamlit as st
 from safebandit_core import captions, families, settings, sweep
 from safebandit_core.settings import SettingsError
 from safebandit_core.viz import presets as vp
-from safebandit_ui import downloads, forms, links, live, pagekit, shell, store, tools
+from safebandit_ui import downloads, forms, links, live, pagekit, registry, shell, store, tools
 from safebandit_ui.forms import Control
 
 KIND_KEY, BASE_KEY = "sweep_kind", "sweep_base"
@@ -111,7 +111,7 @@ def controls(ctx: shell.RunContext) -> dict[str, Any]:
     links.rename(old_param, {KIND_KEY: families.canonical})
     links.may_read(*(key for f in families.FAMILIES.values() for key in (
         f"sweep_x_{f.kind}", f"sweep_y_{f.kind}", *(values_key(f.kind, a.field) for a in f.axes))))
-    kind = links.bound(st.selectbox, "Model", KINDS, key=KIND_KEY, format_func=lambda k: families.get(k).title or k,
+    kind = links.bound(st.selectbox, "Model", KINDS, key=KIND_KEY, format_func=lambda k: registry.entry(k).label,
                        help="Whose safety settings to sweep.")
     fam = families.get(kind)
     x, xs = axis_controls(fam, "X", 0)

@@ -3,8 +3,9 @@
 ``simulate(settings)``, ``run(settings)``, ``tidy(run)`` and ``summary(run)`` work for every
 family: the family is looked up from the settings' class (its ``KIND``). Sweeps, presets,
 export, the command line and the pages ask this registry instead of switching on a kind: each family's entry
-(:class:`~safebandit_core.model.Family`) carries its command, page, sweep base and the rest, and
-:data:`TOOLS` holds the settings kinds that are not one model's (a preset run, a sweep).
+(:class:`~safebandit_core.model.Family`) carries its command, sweep base and the rest, and
+:data:`TOOLS` holds the settings kinds that are not one model's (a preset run, a sweep). What the app shows of
+each (its page, title and presentation) is the app's own registry (:mod:`safebandit_ui.registry`).
 :func:`register` adds a family (and :func:`unregister` removes it again), so a family defined anywhere gets
 the command line, sweeps, export and the warm-up with no other edit.
 """
@@ -32,7 +33,7 @@ FAMILIES: dict[str, M.Family] = {f.kind: f for f in (DOSE, NONLINEAR, CONSERVATI
 
 @dataclasses.dataclass(frozen=True)
 class Tool:
-    """A settings kind that is no model's: where its class lives (``module:Class``), its command and its page.
+    """A settings kind that is no model's: where its class lives (``module:Class``) and its command.
 
     ``by_file``: its command takes the settings file itself (``--settings FILE``), not one flag per field;
     ``command_aliases``: older names the command still answers to.
@@ -42,7 +43,6 @@ class Tool:
     settings: str
     command: str
     cli: str
-    page: str
     by_file: bool = False
     command_aliases: tuple[str, ...] = ()
 
@@ -59,10 +59,9 @@ def resolve(path: str) -> Any:
 
 
 TOOLS: dict[str, Tool] = {t.kind: t for t in (
-    Tool("preset", "safebandit_core.presets:PresetRun", "preset", "safebandit_core.preset_cli", "pages/presets.py",
+    Tool("preset", "safebandit_core.presets:PresetRun", "preset", "safebandit_core.preset_cli",
          command_aliases=("replay",)),
-    Tool("sweep", "safebandit_core.sweep:SweepSpec", "sweep", "safebandit_core.sweep_cli", "pages/sweeps.py",
-         by_file=True),
+    Tool("sweep", "safebandit_core.sweep:SweepSpec", "sweep", "safebandit_core.sweep_cli", by_file=True),
 )}
 
 
@@ -82,12 +81,6 @@ def unregister(kind: str) -> None:
 def canonical(kind: str) -> str:
     """The kind a saved file's name for a family stands for (an older name in a family's ``aliases``)."""
     return next((f.kind for f in FAMILIES.values() if kind in f.aliases), kind)
-
-
-def page_of(kind: str) -> str:
-    """The page that takes a settings kind back (a family's or a tool's); empty when none."""
-    entry = FAMILIES.get(canonical(kind)) or TOOLS.get(kind)
-    return entry.page if entry is not None else ""
 
 
 def command_of(kind: str) -> str:

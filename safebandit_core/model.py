@@ -200,7 +200,7 @@ class Scrub:
 
 @dataclasses.dataclass(frozen=True, eq=False)
 class Family:
-    """One model kind, everything generic code needs to run, sweep, show and export it.
+    """One model kind: everything generic code needs to run, sweep and export it, and nothing of the app.
 
     - ``settings_cls``: a frozen dataclass with ``KIND``, ``T``, ``seeds``, ``base_seed``,
       ``precision`` and ``validate()``;
@@ -232,28 +232,20 @@ class Family:
     - ``scrub``: the knobs the model is about (:class:`Scrub`), the first the page's default; each is
       computed along its whole axis in one grid so a page can scrub it with no rerun.
 
-    What the rest of the app needs to know about the family (its registry entry; plain data, so the core
-    never imports a page):
+    How it is run from the command line, read from files and swept (what the app shows of it, its page, title and
+    presentation, is its entry in :mod:`safebandit_ui.registry`, which points here, never the other way round):
 
-    - ``title``: how a model picker names it (its paper in brackets; empty: the kind);
     - ``command``: its command-line name and ``cli`` the module implementing it (``HELP``,
       ``add_arguments(parser)``, ``run(args)``); empty: no command; ``command_aliases``: older names the
       command still answers to (scripts written before a rename keep working);
-    - ``page``: its page's path relative to ``app.py`` (empty: none), and ``link_keys``: that page's
-      widget key (its URL parameter) of each settings field a link to the page carries;
     - ``fields``: the controls of its settings (:class:`safebandit_core.fields.Field`: label, unit, range, step,
-      help, section, expert or not), declared once in the family's folder; ``page_spec``: ``module:name`` of
-      what its page draws beyond them (a :class:`safebandit_ui.model_page.Spec`; empty: no model page);
+      help, section, expert or not), declared once in the family's folder: its command's flags and its page's
+      controls;
     - ``sweep_base()``: the settings a sweep starts from (None: the settings' defaults); ``aliases``:
       older names of the kind that saved sweeps may carry;
     - ``untagged``: a settings file without a ``kind`` may be this family's (the first release's kinds);
-    - ``warmup``: the server compiles its default run before the first visitor (False where the page
-      needs more than its settings, e.g. a fitted data set);
-    - ``ellipse``: a two-dimensional run's step-through shows the cost estimate's confidence ellipse;
-    - ``draws``: what a run's shared random draws are, in the model's words (the scrub chart's caption);
-    - ``audience``: ``module:name`` of how presentation mode shows it (a
-      :class:`safebandit_core.scenarios.Model`); empty: presentation mode leaves it out; ``present_panels``:
-      ``module:name`` of its four panels there (see :mod:`safebandit_ui.present`).
+    - ``audience``: ``module:name`` of how its runs are told in plain words (a
+      :class:`safebandit_core.scenarios.Model`, in its folder); empty: it has no such telling.
     """
 
     kind: str
@@ -280,22 +272,14 @@ class Family:
     example: Any = None
     regret_name: str = "cumulative regret"
     baseline_name: str = "baseline (1 − α)·μ₀"
-    title: str = ""
     command: str = ""
     cli: str = ""
     command_aliases: tuple[str, ...] = ()
-    page: str = ""
-    link_keys: Mapping[str, str] = dataclasses.field(default_factory=dict)
     fields: tuple[Field, ...] = ()
-    page_spec: str = ""
     sweep_base: Callable[[], Any] | None = None
     aliases: tuple[str, ...] = ()
     untagged: bool = False
-    warmup: bool = True
-    ellipse: bool = False
-    draws: str = "arms, rewards and coin flips"
     audience: str = ""
-    present_panels: str = ""
 
     def from_dict(self, data: dict[str, Any]) -> Any:
         """Settings from a JSON dict (``settings.from_dict`` unless the family reads its own format)."""

@@ -2,8 +2,9 @@
 downloads.
 
 A model page is one call, :func:`render`, with its title and introduction. What the page draws comes from the family's
-registry entry: its controls from ``Family.fields`` (:class:`safebandit_core.fields.Field`, declared once in
-the family's folder) and the rest from its page spec, a :class:`Spec` named by ``Family.page_spec``: the
+two entries: its controls from ``Family.fields`` (:class:`safebandit_core.fields.Field`, declared once in
+the family's folder) and the rest from its page spec, a :class:`Spec` named by its app entry (the ``spec`` of
+:class:`.registry.Entry`): the
 sidebar's section order and its named extra sections (a curve picker, the policies), the result sections with
 their explanations, the charts, the sentences computed from the run and the sections only that family has.
 """
@@ -22,7 +23,7 @@ from safebandit_core import families
 from safebandit_core.fields import Field
 from safebandit_core.model import Family, Run
 
-from . import ahead, downloads, forms, links, live, pagekit, pins, scrub, shell, store, tools
+from . import ahead, downloads, forms, links, live, pagekit, pins, registry, scrub, shell, store, tools
 
 Views = dict[str, Any]
 """What a page reads from a finished run (its tidy frame, its summary, ...), built once per run; ``summary``
@@ -127,10 +128,11 @@ SIDEBAR_NAMES = {"policies": "Compare", "precision": "Precision (sidebar)", "bas
 
 
 def spec_of(family: Family) -> Spec:
-    """The page spec a family's registry entry names."""
-    if not family.page_spec:
+    """The page spec the family's app entry names (:class:`.registry.Entry`)."""
+    path = registry.entry(family.kind).spec
+    if not path:
         raise ValueError(f"the {family.kind!r} family has no page spec")
-    return families.resolve(family.page_spec)
+    return families.resolve(path)
 
 
 def settings_form(family: Family, spec: Spec) -> forms.SettingsForm[Any]:

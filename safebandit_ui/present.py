@@ -1,7 +1,7 @@
 """Presentation mode's four compact panels per model, restyled for a projector (no Streamlit here).
 
-A family's registry entry names its panels (``present_panels``: ``module:name`` of a function of the run, its
-tidy frame by label, its summary and the audience's :class:`~safebandit_core.scenarios.Names`, returning
+A family's app entry (:class:`.registry.Entry`) names its panels (``panels``: ``module:name`` of a function of the
+run, its tidy frame by label, its summary and the audience's :class:`~safebandit_core.scenarios.Names`, returning
 figures by name); :func:`panels` calls them.
 """
 
@@ -33,6 +33,8 @@ from safebandit_core.viz.common import (
     shade_below_zero,
     vline,
 )
+
+from . import registry
 
 HEIGHT = 255
 
@@ -130,5 +132,5 @@ def mv_panels(run: Run, frame: pd.DataFrame, summary: pd.DataFrame, n: Names) ->
 
 
 def panels(run: Run, frame: pd.DataFrame, summary: pd.DataFrame, n: Names) -> dict[str, go.Figure]:
-    """The run's family's panels (its registry entry's ``present_panels``)."""
-    return families.resolve(run.family.present_panels)(run, frame, summary, n)
+    """The run's family's panels (its app entry's ``panels``, :class:`.registry.Entry`)."""
+    return families.resolve(registry.entry(run.family.kind).panels)(run, frame, summary, n)

@@ -1,4 +1,6 @@
-"""The app's pages as data: ``app.py`` turns this list into ``st.navigation``, the home page into links.
+"""The app's pages as data: ``app.py`` turns this list into ``st.navigation``, the home page into links; and what the
+app shows of each settings kind (:class:`Entry`: its page, title, page spec, link keys, presentation panels), which
+points at the core's entry of the kind (:mod:`safebandit_core.families`) and never the other way round.
 
 To add a page, add one :class:`PageSpec` line to :data:`PAGES` (paths are relative to ``app.py``).
 Sections appear in the order of :data:`SECTIONS`; a section without pages is left out. A page's URL is its file's
@@ -8,7 +10,7 @@ name; a renamed page keeps its old URL in :data:`MOVED`, so links shared before 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 import streamlit as st
 
@@ -88,16 +90,94 @@ def home_title(pages: tuple[PageSpec, ...] = PAGES) -> str:
     return next(p.title for p in pages if p.default)
 
 
+@dataclasses.dataclass(frozen=True)
+class Entry:
+    """What the app shows of one settings kind (a model family's or a tool's), beside the core's entry of it.
+
+    - ``kind``: the settings kind (:func:`safebandit_core.families.get` gives its family);
+    - ``page``: its page's path relative to ``app.py`` (empty: none), and ``link_keys``: that page's widget key
+      (its URL parameter) of each settings field a link to the page carries;
+    - ``title``: how a model picker names it (its paper in brackets; empty: the kind);
+    - ``spec``: ``module:name`` of what its page draws beyond its fields (a :class:`.model_page.Spec`; empty: no
+      model page);
+    - ``warmup``: the server compiles its default run before the first visitor (False where the page needs more
+      than its settings, e.g. a fitted data set);
+    - ``ellipse``: a two-dimensional run's step-through shows the cost estimate's confidence ellipse;
+    - ``draws``: what a run's shared random draws are, in the model's words (the scrub chart's caption);
+    - ``panels``: ``module:name`` of its four panels in presentation mode (see :mod:`.present`); empty:
+      presentation mode leaves it out.
+    """
+
+    kind: str
+    page: str = ""
+    title: str = ""
+    spec: str = ""
+    link_keys: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    warmup: bool = True
+    ellipse: bool = False
+    draws: str = "arms, rewards and coin flips"
+    panels: str = ""
+
+    @property
+    def label(self) -> str:
+        """How a picker names the kind: its title, else the kind."""
+        return self.title or self.kind
+
+
+def _same(*fields: str) -> dict[str, str]:
+    """Link keys where each field's URL parameter is its own name."""
+    return {f: f for f in fields}
+
+
+ENTRIES: dict[str, Entry] = {e.kind: e for e in (
+    Entry("dose", "pages/dose.py", "Dose model (Safety by Design)", "safebandit_ui.specs.dose:SPEC",
+          _same("tau", "delta", "kappa_r", "kappa_c", "d", "T", "seeds", "policies"), ellipse=True,
+          draws="patients and noises", panels="safebandit_ui.present:dose_panels"),
+    Entry("nonlinear", "pages/nonlinear.py", "", "safebandit_ui.specs.nonlinear:SPEC",
+          _same("size", "d", "T", "seeds", "tau", "delta", "delta_prime", "kappa_r", "kappa_c"),
+          draws="patients and noises"),
+    Entry("conservative", "pages/conservative.py", "Conservative bandits (One-size-fits-all)",
+          "safebandit_ui.specs.conservative:SPEC",
+          {**_same("K", "alpha", "T", "seeds"), "policies": "policies_cmab"},
+          panels="safebandit_ui.present:conservative_panels"),
+    Entry("meanvar", "pages/meanvar.py", "Mean-variance bandits (One-size-fits-all)",
+          "safebandit_ui.specs.meanvar:SPEC", _same("K", "alpha", "mu0", "rho", "T", "seeds", "policies"),
+          panels="safebandit_ui.present:mv_panels"),
+    Entry("battery", "pages/battery.py", warmup=False),
+    Entry("logged", "pages/logged.py", warmup=False),
+    Entry("preset", "pages/presets.py"),
+    Entry("sweep", "pages/sweeps.py"),
+)}
+"""The app's entry of every settings kind it has a page for (the toy family of the tests adds its own)."""
+
+
+def register(new: Entry) -> None:
+    """Add the app's entry of a kind (one the core's registry knows, or will: the toy family registers both)."""
+    if new.kind in ENTRIES:
+        raise ValueError(f"the kind {new.kind!r} has an entry")
+    ENTRIES[new.kind] = new
+
+
+def unregister(kind: str) -> None:
+    """Remove the app's entry of ``kind`` (what :func:`register` added)."""
+    ENTRIES.pop(kind, None)
+
+
+def entry(kind: str) -> Entry:
+    """The app's entry of a settings kind (or of an older name of it); a kind with none shows as itself, with no
+    page."""
+    kind = families.canonical(kind)
+    return ENTRIES.get(kind) or Entry(kind)
+
+
 def page_of_kind(kind: str) -> str:
-    """The page that takes a settings kind back (a restore, a bundle's README, a lesson's link): the registry's
-    (:func:`safebandit_core.families.page_of`); empty when none."""
-    return families.page_of(kind)
+    """The page that takes a settings kind back (a restore, a bundle's README, a lesson's link); empty when none."""
+    return entry(kind).page
 
 
 def kind_of_page(path: str) -> str | None:
     """The settings kind whose page is ``path`` (None for a page of no kind)."""
-    entries = [*families.FAMILIES.values(), *families.TOOLS.values()]
-    return next((e.kind for e in entries if e.page == path), None)
+    return next((e.kind for e in ENTRIES.values() if e.page == path), None)
 
 
 def title_of_kind(kind: str) -> str:

@@ -21,7 +21,7 @@ from safebandit_core.model import Scrub
 from safebandit_core.settings import SettingsError
 from safebandit_core.viz import scrub as vs
 
-from . import pagekit, shell, store
+from . import pagekit, registry, shell, store
 
 CHART_KEY = "scrub"
 WAITING_KEY = "scrub_waiting"
@@ -192,7 +192,8 @@ def section(settings: Any, ctx: shell.RunContext) -> None:
     if isinstance(fig, str):
         st.info(fig, icon=":material/tune:")
         return
-    st.caption(HOW.format(symbol=axis.symbol, draws=family.draws) + start_note(axis, start, current, own))
+    draws = registry.entry(family.kind).draws
+    st.caption(HOW.format(symbol=axis.symbol, draws=draws) + start_note(axis, start, current, own))
     pagekit.chart(st, fig, CHART_KEY, config={"displayModeBar": False})
 
 

@@ -20,7 +20,7 @@ from safebandit_core.battery import BatteryReplaySettings
 from safebandit_core.dose import ellipse
 from safebandit_core.viz import steps
 
-from . import pagekit, pins, store
+from . import pagekit, pins, registry, store
 
 COMPARE = {"cum_regret_mean": "regret (mean)", "violation_rate": "violation rate", "min_slack": "min slack",
            "default_pulls_mean": "default pulls N₀"}
@@ -98,7 +98,7 @@ def sweep_command(settings_file: str) -> str:
 
 def ellipse_steps(run: Any) -> Callable[[str, int], go.Figure] | None:
     """For a two-dimensional dose run: the cost estimate's confidence ellipse shrinking round by round."""
-    if getattr(run.settings, "d", None) != 2 or not run.family.ellipse:
+    if getattr(run.settings, "d", None) != 2 or not registry.entry(run.family.kind).ellipse:
         return None
 
     def fig(label: str, seed: int) -> go.Figure:

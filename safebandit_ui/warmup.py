@@ -36,7 +36,7 @@ from typing import Any, NamedTuple
 
 from safebandit_core import device, families, lessons, logged, scenarios
 
-from . import ahead, live, model_page, scrub, stopping, store
+from . import ahead, live, model_page, registry, scrub, stopping, store
 
 OFF_ENV = "SAFEBANDIT_WARMUP"
 """``SAFEBANDIT_WARMUP=0`` turns the warm-up off (the test suite does, so tests time only what they run)."""
@@ -71,7 +71,7 @@ def defaults(device_id: str) -> list[Any]:
     precision = device.default_precision(device_id)
     out = []
     for fam in families.FAMILIES.values():
-        if not fam.warmup:
+        if not registry.entry(fam.kind).warmup:
             continue
         s = fam.settings_cls()
         fields = {f.name for f in dataclasses.fields(s)}
@@ -134,8 +134,9 @@ def preload() -> None:
     tools and the downloads) and :data:`PRELOAD`. On a 2-core machine that was 0.5-1 s of the first visitor's
     wait."""
     for fam in families.FAMILIES.values():
-        if fam.page_spec:
-            families.resolve(fam.page_spec)
+        spec = registry.entry(fam.kind).spec
+        if spec:
+            families.resolve(spec)
     for module in PRELOAD:
         importlib.import_module(module)
 

@@ -240,12 +240,11 @@ def prepare(settings: BatteryReplaySettings, data: Data = None) -> BatteryRun:
 
 FAMILY = dataclasses.replace(
     replay_core.make_family(BatteryReplaySettings, lambda s: fitted(s)[0].env, rounds=_rounds), command="battery",
-    cli="safebandit_core.battery.cli", page="pages/battery.py", warmup=False, prepare=prepare,
+    cli="safebandit_core.battery.cli", prepare=prepare,
     fields=FIELDS, sweep_base=start,
     example=BatteryReplaySettings(dim=16, T=2400, seeds=2, base_seed=0))  # 3 refresh blocks of 1000
 """The battery family: the logged-data replay (:func:`safebandit_core.data.replay.make_family`) of each settings'
-fitted problem, found in the data memo by the settings' source or ``data_hash`` (:func:`prepare` puts it there).
-Its page fits a data set before it runs, so the server's warm-up leaves it out."""
+fitted problem, found in the data memo by the settings' source or ``data_hash`` (:func:`prepare` puts it there)."""
 
 
 def with_tau(run: BatteryRun, tau: float) -> BatteryRun:

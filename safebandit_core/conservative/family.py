@@ -186,18 +186,13 @@ FAMILY = M.Family(
     baseline=baseline,
     stream=lambda s, i: draw_stream(s, i),
     on_stream=lambda s, p, st: _on_stream(s, p, st),
-    title="Conservative bandits (One-size-fits-all)",
     command="conservative",
     cli="safebandit_core.conservative.cli",
     fields=FIELDS,
-    page_spec="safebandit_ui.specs.conservative:SPEC",
-    page="pages/conservative.py",
-    link_keys={"K": "K", "alpha": "alpha", "T": "T", "seeds": "seeds", "policies": "policies_cmab"},
     sweep_base=_sweep_base,
     aliases=("gencb",),
     untagged=True,
     audience="safebandit_core.conservative.audience:MODEL",
-    present_panels="safebandit_ui.present:conservative_panels",
 )
 
 

@@ -134,20 +134,12 @@ FAMILY = M.Family(
     stream=lambda s, i: draw_stream(s, i),
     on_stream=lambda s, p, st: _on_stream(s, p, st),
     baseline_name="",
-    title="Dose model (Safety by Design)",
     command="dose",
     cli="safebandit_core.dose.cli",
-    page="pages/dose.py",
-    link_keys={"tau": "tau", "delta": "delta", "kappa_r": "kappa_r", "kappa_c": "kappa_c", "d": "d", "T": "T",
-               "seeds": "seeds", "policies": "policies"},
     fields=FIELDS,
-    page_spec="safebandit_ui.specs.dose:SPEC",
     sweep_base=_sweep_base,
     untagged=True,
-    ellipse=True,
-    draws="patients and noises",
     audience="safebandit_core.dose.audience:MODEL",
-    present_panels="safebandit_ui.present:dose_panels",
 )
 
 

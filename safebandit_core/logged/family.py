@@ -166,12 +166,10 @@ def prepare(settings: LoggedSettings, data: Data = None) -> LoggedRun:
 
 FAMILY = dataclasses.replace(replay.make_family(LoggedSettings, lambda s: fitted(s)[0].env, order_of=_order),
                              command="logged", cli="safebandit_core.logged.cli", command_aliases=("data",),
-                             page="pages/logged.py", warmup=False, prepare=prepare, fields=FIELDS,
+                             prepare=prepare, fields=FIELDS,
                              example=LoggedSettings(T=2400, seeds=2))
 """The replay family of logged data: each settings' data is read, mapped and fitted once and memoised (an
-uploaded file is found by its hash once this process has read it: see :func:`prepare`). Its page runs on
-prepared data, so the warm-up stores its opening as a job of its own (the built-in example), not from
-these default settings."""
+uploaded file is found by its hash once this process has read it: see :func:`prepare`)."""
 
 
 def simulate(run: LoggedRun, device: str | None = None, chunk: int | None = None,

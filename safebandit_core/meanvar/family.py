@@ -157,20 +157,14 @@ FAMILY = M.Family(
     on_stream=lambda s, p, st: _on_stream(s, p, st),
     regret_name="T·R̃ (cumulative MV regret)",
     baseline_name="baseline (1 − α)·MV₀",
-    title="Mean-variance bandits (One-size-fits-all)",
     command="meanvar",
     cli="safebandit_core.meanvar.cli",
     command_aliases=("mv",),
     fields=FIELDS,
-    page_spec="safebandit_ui.specs.meanvar:SPEC",
-    page="pages/meanvar.py",
-    link_keys={"K": "K", "alpha": "alpha", "mu0": "mu0", "rho": "rho", "T": "T", "seeds": "seeds",
-               "policies": "policies"},
     sweep_base=_sweep_base,
     aliases=("mv",),
     untagged=True,
     audience="safebandit_core.meanvar.audience:MODEL",
-    present_panels="safebandit_ui.present:mv_panels",
 )
 
 

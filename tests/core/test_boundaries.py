@@ -4,7 +4,8 @@
   use the core, which uses JAX inside.
 - The figure builders (``safebandit_core/viz/**``) take frames only: following every local import they
   reach no JAX and no Streamlit.
-- The core never reaches Streamlit.
+- The core never reaches Streamlit, and names nothing of the app: no string in its code (docstrings aside) names
+  a module of ``safebandit_ui`` or a page file, so what the app shows of a kind lives in the app's registry.
 - The data families share their replay, fit, embedders and memo through :mod:`safebandit_core.data`: neither
   the battery experiment nor the logged-data family reaches the other's package (only the registry and the
   router know both).
@@ -184,6 +185,32 @@ def test_core_never_reaches_streamlit():
     files = sorted((ROOT / CORE).rglob("*.py"))
     assert files
     assert offending(reachable_imports(files), "streamlit") == []
+
+
+def code_strings(path: Path) -> Iterator[str]:
+    """The string constants of a module's code, its docstrings left out."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    docs = {id(node.body[0].value) for node in ast.walk(tree)
+            if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body
+            and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docs:
+            yield node.value
+
+
+APP_NAMES = ("safebandit_ui", "pages/")
+
+
+def test_the_core_names_nothing_of_the_app():
+    named = [(str(path.relative_to(ROOT)), text) for path in sorted((ROOT / CORE).rglob("*.py"))
+             for text in code_strings(path) if any(name in text for name in APP_NAMES)]
+    assert named == []
+
+
+def test_the_app_names_check_sees_a_page_in_code_but_not_in_a_docstring(tmp_path):
+    module = tmp_path / "m.py"
+    module.write_text('"""Read by ``safebandit_ui.registry``."""\nPAGE = "pages/dose.py"\n')
+    assert [t for t in code_strings(module) if any(n in t for n in APP_NAMES)] == ["pages/dose.py"]
 
 
 def test_figure_builders_take_frames_only():

@@ -10,6 +10,7 @@ import pytest
 from safebandit_core import families
 from safebandit_core.dose import DoseSettings
 from safebandit_core.fields import Field, problems
+from safebandit_ui import registry
 
 WITH_FIELDS = [f for f in families.FAMILIES.values() if f.fields]
 
@@ -35,7 +36,7 @@ def test_fields_set_settings_fields_with_unique_keys_that_links_use(family):
     keys = [f.key for f in family.fields]
     assert len(set(keys)) == len(keys) and len({f.name for f in family.fields}) == len(keys)
     by_name = {f.name: f.key for f in family.fields}
-    assert all(by_name[name] == key for name, key in family.link_keys.items() if name in by_name)
+    assert all(by_name[name] == key for name, key in registry.entry(family.kind).link_keys.items() if name in by_name)
 
 
 @pytest.mark.parametrize("g", ["power", "emax"])

@@ -18,7 +18,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from safebandit_core import families
+from safebandit_ui import registry
 from tests.conftest import ROOT
 
 LOCAL = ("safebandit_core", "safebandit_ui")
@@ -100,7 +100,7 @@ def page_modules(page: Path) -> list[str]:
 def every_page() -> list[list[str]]:
     """What each page imports, then each model page's spec (which :func:`safebandit_ui.model_page.render` imports
     when the page runs)."""
-    specs = sorted({f.page_spec.partition(":")[0] for f in families.FAMILIES.values() if f.page_spec})
+    specs = sorted({e.spec.partition(":")[0] for e in registry.ENTRIES.values() if e.spec})
     return [page_modules(p) for p in sorted((ROOT / "pages").glob("*.py"))] + [[s] for s in specs]
 
 

@@ -14,6 +14,7 @@ import pytest
 from safebandit_core import cli, export, families, settings
 from safebandit_core.meanvar import MVSettings
 from safebandit_core.sweep import SweepSpec
+from safebandit_ui import registry
 from tests.support import only_command
 
 RENAMED = {"mv": "meanvar", "data": "logged", "replay": "preset"}
@@ -52,7 +53,7 @@ def test_an_mv_settings_file_loads_as_meanvar():
     saved = {**settings.to_dict(wanted), "kind": "mv"}
     assert export.load_settings(json.dumps(saved)) == ("meanvar", wanted)
     assert families.get("mv") is families.get("meanvar")
-    assert families.command_of("mv") == "meanvar" and families.page_of("mv") == "pages/meanvar.py"
+    assert families.command_of("mv") == "meanvar" and registry.page_of_kind("mv") == "pages/meanvar.py"
 
 
 def test_a_sweep_saved_with_the_mv_kind_loads():

@@ -77,10 +77,8 @@ FAMILY = M.Family(
     summarize=lambda s, out: {"min_slack": float(out["slack"].min())},
     stream=stream,
     on_stream=on_stream,
-    title="Toy bandit (tests)",
     command="toy",
     cli="tests.toy.cli",
     sweep_base=lambda: ToySettings(T=50, seeds=2),
     fields=FIELDS,
-    page_spec="tests.toy.spec:SPEC",
 )

@@ -138,7 +138,7 @@ def test_the_console_check_lets_only_streamlits_probes_through():
     assert not Console.is_probe("Uncaught TypeError: x is undefined", "http://127.0.0.1:8501/dose/_stcore/health")
 
 
-SCRUBBED = sorted({f.page for f in families.FAMILIES.values() if f.scrub and f.page_spec})
+SCRUBBED = sorted({e.page for f in families.FAMILIES.values() if f.scrub and (e := registry.entry(f.kind)).spec})
 """The model pages with a scrub chart."""
 
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 
 from safebandit_core import families
-from safebandit_ui import model_page
+from safebandit_ui import model_page, registry
 from safebandit_ui.registry import ROOT
 
-MODEL_PAGES = [f for f in families.FAMILIES.values() if f.page_spec]
+MODEL_PAGES = [f for f in families.FAMILIES.values() if registry.entry(f.kind).spec]
 
 
 def test_the_four_model_families_have_a_page_spec():
@@ -18,7 +18,7 @@ def test_the_four_model_families_have_a_page_spec():
 
 @pytest.mark.parametrize("family", MODEL_PAGES, ids=lambda f: f.kind)
 def test_a_model_page_is_one_call_of_the_renderer(family):
-    source = (ROOT / family.page).read_text()
+    source = (ROOT / registry.entry(family.kind).page).read_text()
     assert source.count("model_page.render(") == 1 and f'model_page.render(\n    "{family.kind}",' in source
 
 

@@ -139,8 +139,9 @@ def test_presentation_bullets_speak_plainly_and_the_footer_counts_what_is_shown(
 
 def test_the_model_pages_controls_are_named_plainly_with_the_symbol_in_their_help():
     from safebandit_core import families
+    from safebandit_ui import registry
 
-    pages = {f.page: f for f in families.FAMILIES.values()}
+    pages = {registry.entry(f.kind).page: f for f in families.FAMILIES.values()}
     for page in MODEL_PAGES:
         fields = [f for f in pages[page].fields if not f.expert]
         assert jargon([f.label for f in fields] + [f.section for f in fields]) == [], page

@@ -166,12 +166,6 @@ FAMILY = M.Family(
     command="nonlinear",
     cli="safebandit_core.dose.nonlinear_cli",
     fields=FIELDS,
-    page_spec="safebandit_ui.specs.nonlinear:SPEC",
-    page="pages/nonlinear.py",
-    link_keys={"size": "size", "d": "d", "T": "T", "seeds": "seeds", "tau": "tau",
-               "delta": "delta", "delta_prime": "delta_prime", "kappa_r": "kappa_r",
-               "kappa_c": "kappa_c"},
-    draws="patients and noises",
 )
 
 
