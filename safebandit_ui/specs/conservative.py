@@ -6,6 +6,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+import pandas as pd
+import plotly.graph_objects as go
 import streamlit as st
 
 from safebandit_core import captions, families, sweep
@@ -15,10 +17,12 @@ from safebandit_core.conservative.fields import ADVANCED, CONSTRAINT, PROBLEM, R
 from safebandit_core.conservative.fields import FIELDS as CONTROLS
 from safebandit_core.conservative.settings import FEATURES, MAX_T, SUPER_ARMS
 from safebandit_core.model import Run
+from safebandit_core.scenarios import Names
 from safebandit_core.settings import SettingsError
 from safebandit_core.viz import conservative as vc
 
 from .. import links, model_page, pagekit, shell, tools
+from ..present import compact, slack_panel
 
 DEFAULT = ConservativeSettings()
 MAX_ROWS, HORIZON_ROWS = 3_000_000, 20_000_000
@@ -203,6 +207,19 @@ def crossover(s: ConservativeSettings, run: Run, v: model_page.Views, ctx: shell
             pagekit.chart(st, vc.horizons_figure(frame), "crossover", keep=False)
             inst = cb.make_instance(s)
             st.caption(captions.crossover_caption(frame, "gencb", base, inst.best - inst.mu0))
+
+
+def present_panels(run: Run, frame: pd.DataFrame, summary: pd.DataFrame, n: Names) -> dict[str, go.Figure]:
+    """Regret, reward against the line, the default's use and the slack of the sample-path rule."""
+    best, t = cb.make_instance(run.settings).best, f"{n.round} t"
+    return {
+        "regret": compact(vc.regret_figure(frame, best, baseline_name="most the rule lets it lose"),
+                          "Reward lost against always choosing the best option", x_title=t),
+        "reward": compact(vc.reward_figure(frame), f"Total reward against the line under the {n.default}'s",
+                          x_title=t),
+        "default": compact(vc.default_pulls_figure(frame), f"Times the {n.default} was chosen", "times", t),
+        "slack": slack_panel(frame, "Room left under the rule (below 0: broken)", n),
+    }
 
 
 SPEC = model_page.Spec(

@@ -13,10 +13,27 @@ from safebandit_core import captions, families
 from safebandit_core.dose import FAMILY, DoseSettings, curves
 from safebandit_core.dose.fields import CURVE, POLICIES
 from safebandit_core.model import Run
+from safebandit_core.scenarios import Names
 from safebandit_core.viz import dose as vd
-from safebandit_core.viz.common import MAX_DOTS, by_label
+from safebandit_core.viz.common import (
+    LIMIT_COLOR,
+    MAX_DOTS,
+    base_layout,
+    by_label,
+    distinct_dashes,
+    figure,
+    histogram_traces,
+    labels_of,
+    mean_band_figure,
+    note,
+    policy_colors,
+    rolling_mean,
+    shade_below_zero,
+    vline,
+)
 
 from .. import links, model_page, pagekit, shell, tools
+from ..present import compact
 
 DEFAULT = DoseSettings()
 CURVE_NAMES = {"linear": "linear: g(α) = α", "power": "power: g(α) = αᵖ", "emax": "Emax (Hill)"}
@@ -169,6 +186,35 @@ def round_detail(s: DoseSettings, v: model_page.Views) -> None:
     title = f"{policy}, round {t} (seed {row['seed']}): dose α = {row['alpha']:.3f}, g(α) = {row['g_alpha']:.3f}"
     pagekit.chart(left, vd.cost_distribution_figure(row["cost_mean"], row["g_alpha"], s.kappa_c, s.tau, s.delta,
                                                     realized=row["cost"], title=title), "cost_distribution", keep=False)
+
+
+def present_panels(run: Run, frame: pd.DataFrame, summary: pd.DataFrame, n: Names) -> dict[str, go.Figure]:
+    """How often the limit was passed, the side effect's spread against it, the doses, the benefit lost."""
+    s, t = run.settings, f"{n.round} t"
+    labels = labels_of(frame)
+    traces = histogram_traces({lab: frame.loc[frame["policy"] == lab, "cost"].to_numpy() for lab in labels},
+                              policy_colors(labels))
+    spread = base_layout("", f"{n.effect} per {n.round} (noisy: values below 0 are noise)",
+                         f"share of {n.round}s")
+    spread.update(hovermode="closest", shapes=[vline(s.tau, LIMIT_COLOR)],
+                  annotations=[note(f"{n.limit} {s.tau:g}", s.tau, 1.0, xref="x", xanchor="left", yanchor="top",
+                                    font={"color": LIMIT_COLOR})])
+    spread["yaxis"]["tickformat"] = ".0%"
+    window = max(10, s.T // 40)
+    dosed = frame.assign(dose=frame.groupby(["policy", "seed"], observed=True)["alpha"].transform(
+        lambda a: rolling_mean(a.to_numpy(), window)) * n.full_dose)
+    return {
+        "violations": compact(vd.violation_figure(summary, s.delta),
+                              f"{n.round[:1].upper()}{n.round[1:]}s with the {n.effect} above the {n.limit}",
+                              f"% of {n.round}s"),
+        "spread": compact(figure(traces, spread), f"The {n.effect} of every {n.round}, against the {n.limit}"),
+        "dose": compact(distinct_dashes(mean_band_figure(dosed, "dose", title="", y_title=""), labels),
+                        f"Dose chosen ({n.dose_unit}; trailing mean over {window:,} rounds)", f"dose ({n.dose_unit})",
+                        t),
+        "regret": compact(shade_below_zero(vd.regret_figure(frame), f"Below 0: benefit taken by crossing the {n.limit}"
+                                           f"<br>more often than allowed, not a better rule"),
+                          "Benefit lost against an all-knowing doctor who keeps the rule", "benefit lost", t),
+    }
 
 
 SPEC = model_page.Spec(

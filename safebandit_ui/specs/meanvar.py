@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pandas as pd
+import plotly.graph_objects as go
 import streamlit as st
 
 from safebandit_core import captions, families
@@ -13,11 +14,13 @@ from safebandit_core import meanvar as mv
 from safebandit_core.meanvar import FAMILY, LABELS, NAMES, RISK_BOUND, MVSettings, assumption_ok, assumption_text
 from safebandit_core.meanvar.fields import ARMS, CONSTRAINT, RUNS
 from safebandit_core.model import Run
+from safebandit_core.scenarios import Names
 from safebandit_core.settings import SettingsError
 from safebandit_core.viz import conservative as vc
 from safebandit_core.viz import meanvar as vm
 
 from .. import model_page, pagekit, shell
+from ..present import HEIGHT, compact, slack_panel
 
 MAX_ROWS = 3_000_000
 FIELDS = ["slack", "cum_regret", "default_pulls", "baseline"]
@@ -167,6 +170,19 @@ def texts(slots: model_page.Slots, s: MVSettings, v: model_page.Views, zoom: flo
 def summary_table(s: MVSettings, run: Run, v: model_page.Views, ctx: shell.RunContext) -> None:
     """*Summary over runs*: default pulls, final T·R̃ and the smallest slack per policy."""
     pagekit.conservative_summary(v["summary"]["label"], v["summary"], "mean-variance lost T·R̃", "cum_regret")
+
+
+def present_panels(run: Run, frame: pd.DataFrame, summary: pd.DataFrame, n: Names) -> dict[str, go.Figure]:
+    """Mean-variance regret, slack, the default's use and where the pulls went."""
+    s, t = run.settings, f"{n.round} t"
+    return {
+        "regret": compact(vm.regret_figure(frame, mv.best_mv(s)), "Mean-variance lost against the best option",
+                          "regret", t),
+        "slack": slack_panel(frame, "Room left under the rule (below 0: broken)", n),
+        "default": compact(vm.default_pulls_figure(frame), f"Times the {n.default} was chosen", "times", t),
+        "arms": compact(vm.arms_figure(mv.arm_table(run), s.rho, height=HEIGHT).update_layout(showlegend=False),
+                        f"Where the pulls went: dot area ∝ pulls, ☆ best arm, ◇ {n.default}"),
+    }
 
 
 SPEC = model_page.Spec(
