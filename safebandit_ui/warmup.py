@@ -67,7 +67,8 @@ class Job(NamedTuple):
 
 def defaults(device_id: str) -> list[Any]:
     """Each family's default settings as its page starts them: base seed 0 and the device's precision (families
-    whose page needs more than its settings, e.g. a fitted data set, say ``warmup=False`` and compile on first use)."""
+    whose page needs more than its settings, e.g. a fitted data set, say ``warmup=False`` in their app entry,
+    :class:`.registry.Entry`, and compile on first use)."""
     precision = device.default_precision(device_id)
     out = []
     for fam in families.FAMILIES.values():

@@ -1,5 +1,6 @@
-"""Every model page is the one renderer over its family's registry entry: the page file is one call, the spec
-resolves, every declared control has a place in the sidebar, and each control starts inside its own range."""
+"""Every model page is the one renderer over its family's two entries (the core's and the app's): the page file is
+one call, the spec resolves, every declared control has a place in the sidebar, and each control starts inside its
+own range."""
 
 from __future__ import annotations
 
