@@ -93,44 +93,70 @@ def server_env(env: dict[str, str] | None = None, as_app: bool = False) -> dict[
     return {**out, **(env or {})}
 
 
+PORT_TRIES = 3
+"""How many free ports a server is started on before its start counts as failed: a port found free can be taken by
+another process before the server binds it, and that server then exits saying "Port N is not available"."""
+
+
+def _listening(log: Path, port: int) -> bool:
+    """Whether the server's log says it is listening on ``port``: Streamlit prints its URL once it has bound it, so
+    a health answer without that line came from another process on the port."""
+    return f"127.0.0.1:{port}" in log.read_text(errors="replace")
+
+
 @contextlib.contextmanager
 def serve(log: Path, env: dict[str, str] | None = None,
           started: list[subprocess.Popen] | None = None, as_app: bool = False,
           script: str | None = None) -> Iterator[str]:
     """The server as ``make run`` starts it (:mod:`safebandit_ui.serve`: the core imported and the warm-up
     begun first, then ``streamlit run app.py``) on a free loopback port, with :func:`server_env`'s environment;
-    yields its URL once the health endpoint answers, and stops it (terminate, then kill) afterwards. ``started``
-    receives the process. ``script`` (a path in the repository) is served by plain ``streamlit run`` instead of the
-    app: ``make bench`` measures Streamlit's own floor with it."""
-    port = _free_port()
-    with open(log, "w") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", *(("safebandit_ui.serve",) if script is None else ("streamlit", "run", script)),
-             "--server.headless", "true",
-             "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
-             "--server.fileWatcherType", "none"],
-            cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, env=server_env(env, as_app),
-        )
-    if started is not None:
-        started.append(proc)
-    url, deadline = f"http://127.0.0.1:{port}", time.time() + 90
-    try:
-        while True:
+    yields its URL once the health endpoint answers and its log shows it bound the port (a port taken between the
+    look-up and the bind is tried again on another, :data:`PORT_TRIES` in all), and stops it (terminate, then kill)
+    afterwards. ``started`` receives the process. ``script`` (a path in the repository) is served by plain
+    ``streamlit run`` instead of the app: ``make bench`` measures Streamlit's own floor with it."""
+    for attempt in range(PORT_TRIES):
+        port = _free_port()
+        with open(log, "w") as out:
+            proc = subprocess.Popen(
+                [sys.executable, "-m",
+                 *(("safebandit_ui.serve",) if script is None else ("streamlit", "run", script)),
+                 "--server.headless", "true",
+                 "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
+                 "--server.fileWatcherType", "none"],
+                cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, env=server_env(env, as_app),
+            )
+        if started is not None:
+            started.append(proc)
+        url, deadline = f"http://127.0.0.1:{port}", time.time() + 90
+        while proc.poll() is None and time.time() <= deadline:
             try:
-                if urllib.request.urlopen(url + "/_stcore/health", timeout=1).read() == b"ok":
+                if (urllib.request.urlopen(url + "/_stcore/health", timeout=1).read() == b"ok"
+                        and _listening(log, port)):
                     break
             except OSError:
-                if time.time() > deadline or proc.poll() is not None:
-                    raise RuntimeError("streamlit did not start:\n" + log.read_text()[-3000:]) from None
-                time.sleep(0.25)
+                pass
+            time.sleep(0.25)
+        else:
+            taken = proc.poll() is not None and f"Port {port} is not available" in log.read_text(errors="replace")
+            _stop(proc)
+            if taken and attempt + 1 < PORT_TRIES:
+                continue
+            raise RuntimeError("streamlit did not start:\n" + log.read_text()[-3000:])
+        break
+    try:
         yield url
     finally:
-        proc.terminate()
-        try:
-            proc.wait(15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(5)
+        _stop(proc)
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    """Stop a server: terminate, then kill after 15 s."""
+    proc.terminate()
+    try:
+        proc.wait(15)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(5)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -1,14 +1,17 @@
-"""The environment the servers start with: a test server compiles at the test servers' level with the warm-up as the
-test asks, and ``make bench``'s servers run as ``make run``'s does, whatever the importing process inherited."""
+"""The environment the servers start with, and their start: a test server compiles at the test servers' level with
+the warm-up as the test asks, ``make bench``'s servers run as ``make run``'s does, whatever the importing process
+inherited, and a server whose port another process took first starts again on another."""
 
 from __future__ import annotations
 
 import json
+import socket
 import subprocess
 import sys
 
 from safebandit_core import runner
 from tests.conftest import ROOT
+from tests.ui import browserkit
 from tests.ui.browserkit import server_env
 from tests.xlaflags import FULL_OPT_ENV, LARGE_RUN_ROUNDS, SERVER_XLA_FLAGS, TEST_XLA_FLAGS
 
@@ -41,3 +44,21 @@ def test_importing_the_browser_kit_leaves_the_environment_alone():
     env = {k: v for k, v in server_env(as_app=True).items() if k not in suite}
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, check=True)
     assert json.loads(out.stdout) == {}
+
+
+def test_a_server_whose_port_was_taken_before_it_bound_starts_again_on_another(tmp_path, monkeypatch):
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        held.listen(1)
+        ports = iter([held.getsockname()[1]])
+        monkeypatch.setattr(browserkit, "_free_port", lambda: next(ports, None) or _unused())
+        with browserkit.serve(tmp_path / "server.log", script="app.py") as url:
+            assert url != f"http://127.0.0.1:{held.getsockname()[1]}"
+            assert "is not available" not in (tmp_path / "server.log").read_text()  # the log is the second start's
+
+
+def _unused() -> int:
+    """A port free now (the kit's own look-up, which the test replaces)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
