@@ -18,13 +18,14 @@ import streamlit as st
 
 from safebandit_core import battery, jsondoc, model
 from safebandit_core.battery import BatteryReplaySettings as Settings
+from safebandit_core.battery import cli as battery_cli
 from safebandit_core.battery.fields import CPU_DIM, start
 from safebandit_core.data.embed import HASH_EMBEDDER, SENTENCE_EMBEDDER
 from safebandit_core.dose.policies import LABELS
 from safebandit_core.settings import SettingsError
 from safebandit_core.viz import battery as vb
 from safebandit_core.viz.common import by_label
-from safebandit_ui import downloads, forms, links, live, pagekit, shell, tools
+from safebandit_ui import downloads, forms, links, live, pagekit, shell
 
 NAMED_KEY = "bat_named_file"
 MAX_WINDOW = 2000
@@ -202,7 +203,7 @@ def replay_section(prepared: battery.BatteryRun, ctx: shell.RunContext, figs: di
         with box:
             st.markdown("**The same replay from the command line** (copy it; it prints one JSON summary" + (
                 "; it runs one policy or all three" if 1 < len(s.policies) < len(battery.POLICIES) else "") + "):")
-            st.code(tools.battery_command(s, s.taus[i]), language="bash")
+            st.code(battery_cli.rerun_command(s, s.taus[i]), language="bash")
     downloads.downloads(s, lambda: model.tidy(result), f"battery_{s.source}_d{s.dim}_T{s.T}_seed{s.base_seed}",
                         summary=model.summary(result), figures=lambda: figs, device=result.device,
                         precision=result.precision)

@@ -13,6 +13,7 @@ import json
 import math
 import os
 import re
+import shlex
 import sys
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
@@ -27,6 +28,17 @@ from .uploads import UploadError
 
 class CliError(Exception):
     """Bad command-line input: printed as one line, exit code 2."""
+
+
+def command_line(command: str, flags: Mapping[str, Any]) -> str:
+    """``python -m safebandit_core <command>`` with ``flags`` (None left out, True a bare flag, floats as ``%g``)."""
+    parts = ["python", "-m", "safebandit_core", command]
+    for flag, value in flags.items():
+        if value is None or value is False:
+            continue
+        text = format(value, "g") if isinstance(value, float) else str(value)
+        parts.append(flag if value is True else f"{flag} {shlex.quote(text)}")
+    return " ".join(parts)
 
 
 def flag_of(field: str) -> str:

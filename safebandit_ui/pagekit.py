@@ -281,19 +281,6 @@ def upload_problem(file: Any) -> str | None:
     return None
 
 
-def command_line(command: str, flags: Mapping[str, Any]) -> str:
-    """``python -m safebandit_core <command>`` with ``flags`` (None left out, True a bare flag, floats as ``%g``)."""
-    from shlex import quote
-
-    parts = ["python", "-m", "safebandit_core", command]
-    for flag, value in flags.items():
-        if value is None or value is False:
-            continue
-        text = format(value, "g") if isinstance(value, float) else str(value)
-        parts.append(flag if value is True else f"{flag} {quote(text)}")
-    return " ".join(parts)
-
-
 def on_demand(settings: Any, ctx: shell.RunContext, extra: Any, compute: Callable[[Callable[[float, str], None]], V],
               label: str, key: str, help: str = "") -> V | None:
     """A result computed only when asked, shared like a run: from the server's store when anyone computed it

@@ -16,7 +16,6 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from safebandit_core import captions, cli, device, families, presets, report
-from safebandit_core.battery import BatteryReplaySettings
 from safebandit_core.dose import ellipse
 from safebandit_core.viz import steps
 
@@ -64,23 +63,6 @@ def command(settings: Any, kind: str) -> None:
         if est is not None:
             st.caption(f"About {captions.number(est, 2)} s on this machine at this size, by the last run of this "
                        "model.")
-
-
-BATTERY_FLAGS = {"fit_lam": "--fit-lam", "delta": "--delta", "delta_prime": "--delta-prime", "lam": "--lam",
-                 "eps": "--eps", "base_seed": "--base-seed"}
-"""Battery settings shown on its command line only when they differ from the page's defaults."""
-
-
-def battery_command(s: BatteryReplaySettings, tau: float) -> str:
-    """The command line that reruns one τ of a battery replay (the page runs its τ values as one grid: the same
-    numbers)."""
-    default, name = BatteryReplaySettings(dim=s.dim, base_seed=0), s.embedder.partition(":")[2]
-    flags: dict[str, Any] = {"--data": s.file if s.source != "embedded" else None, "--tau": tau, "--T": s.T,
-                             "--dim": s.dim, "--seeds": s.seeds}
-    flags.update({flag: getattr(s, f) for f, flag in BATTERY_FLAGS.items() if getattr(s, f) != getattr(default, f)})
-    flags.update({"--policy": s.policies[0] if len(s.policies) == 1 else None, "--model": name or None,
-                  "--embedder": "sentence" if name else None, "--precision": s.precision, "--json": True})
-    return pagekit.command_line("battery", flags)
 
 
 def preset_command(run: presets.PresetRun, device_id: str | None) -> str:

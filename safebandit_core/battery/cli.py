@@ -28,6 +28,22 @@ _FLAGS = {"dim": "--dim", "T": "--T", "tau": "--tau", "seeds": "--seeds", "fit_l
           "delta": "--delta", "delta_prime": "--delta-prime", "eps": "--eps", "base_seed": "--base-seed",
           "precision": "--precision", "policies": "--policy", "file": "--data", "path": "--data"}
 
+SHOWN_IF_CHANGED = ("fit_lam", "delta", "delta_prime", "lam", "eps", "base_seed")
+"""Settings a rerun's command line names only when they differ from the page's defaults."""
+
+
+def rerun_command(s: BatteryReplaySettings, tau: float) -> str:
+    """The command line that reruns one τ of a battery replay (the page runs its τ values as one grid: the same
+    numbers)."""
+    default, name = BatteryReplaySettings(dim=s.dim, base_seed=0), s.embedder.partition(":")[2]
+    flags: dict[str, object] = {"--data": s.file if s.source != "embedded" else None, "--tau": tau, "--T": s.T,
+                                "--dim": s.dim, "--seeds": s.seeds}
+    flags.update({_FLAGS[f]: getattr(s, f) for f in SHOWN_IF_CHANGED if getattr(s, f) != getattr(default, f)})
+    flags.update({"--policy": s.policies[0] if len(s.policies) == 1 else None, "--model": name or None,
+                  "--embedder": "sentence" if name else None, "--precision": s.precision, "--json": True})
+    return clikit.command_line("battery", flags)
+
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """Flags of the ``battery`` command."""
     p.add_argument("--data", default=None, metavar="FILE.mat",

@@ -26,6 +26,7 @@ import pytest
 
 from safebandit_core import cli, clikit, export, jsondoc, presets, sweep
 from safebandit_core.battery import BatteryReplaySettings
+from safebandit_core.battery import cli as battery_cli
 from safebandit_ui import registry, tools, warmup
 from tests.conftest import ROOT
 
@@ -101,7 +102,7 @@ def page_commands() -> list[list[str]]:
     lines = [cli.command_for(s) for s in settings]
     assert all(lines), "a model page shows no command line"
     battery = BatteryReplaySettings(dim=16, base_seed=0, T=200, seeds=1)
-    lines += [tools.battery_command(battery, tau) for tau in battery.taus]
+    lines += [battery_cli.rerun_command(battery, tau) for tau in battery.taus]
     lines += [tools.preset_command(presets.PresetRun(preset=name, seeds=1, T=200), "cpu") for name in presets.NAMES
               if name.startswith("s000-table1")]
     lines.append(tools.sweep_command("sweep.json"))
