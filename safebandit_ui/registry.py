@@ -101,7 +101,8 @@ class Entry:
     - ``spec``: ``module:name`` of what its page draws beyond its fields (a :class:`.model_page.Spec`; empty: no
       model page);
     - ``warmup``: the server compiles its default run before the first visitor (False where the page needs more
-      than its settings, e.g. a fitted data set);
+      than its settings, e.g. a fitted data set); ``opening``: ``module:name`` of a function of the precision giving
+      the settings such a page opens with instead (prepared data), which the warm-up computes (empty: none);
     - ``ellipse``: a two-dimensional run's step-through shows the cost estimate's confidence ellipse;
     - ``draws``: what a run's shared random draws are, in the model's words (the scrub chart's caption);
     - ``panels``: ``module:name`` of its four panels in presentation mode (see :mod:`.present`); empty:
@@ -114,6 +115,7 @@ class Entry:
     spec: str = ""
     link_keys: Mapping[str, str] = dataclasses.field(default_factory=dict)
     warmup: bool = True
+    opening: str = ""
     ellipse: bool = False
     draws: str = "arms, rewards and coin flips"
     panels: str = ""
@@ -144,7 +146,7 @@ ENTRIES: dict[str, Entry] = {e.kind: e for e in (
           "safebandit_ui.specs.meanvar:SPEC", _same("K", "alpha", "mu0", "rho", "T", "seeds", "policies"),
           panels="safebandit_ui.specs.meanvar:present_panels"),
     Entry("battery", "pages/battery.py", warmup=False),
-    Entry("logged", "pages/logged.py", warmup=False),
+    Entry("logged", "pages/logged.py", warmup=False, opening="safebandit_core.logged.family:opening"),
     Entry("preset", "pages/presets.py"),
     Entry("sweep", "pages/sweeps.py"),
 )}

@@ -34,7 +34,7 @@ import time
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from safebandit_core import device, families, lessons, logged, scenarios
+from safebandit_core import device, families, lessons, scenarios
 
 from . import ahead, live, model_page, registry, scrub, stopping, store
 
@@ -83,10 +83,11 @@ def defaults(device_id: str) -> list[Any]:
     return out
 
 
-def logged_page(device_id: str) -> Job:
-    """The *Your data* page's opening: the built-in example log, fitted, replayed with the default settings."""
-    s = logged.LoggedSettings(base_seed=0, precision=device.default_precision(device_id), file=logged.EXAMPLE_FILE)
-    return Job("logged", logged.prepare(s).settings.unlabelled())
+def openings(device_id: str) -> list[Job]:
+    """The openings of the pages that need more than their settings (the *Your data* page's built-in example,
+    fitted): what their app entries' ``opening`` gives for the device's precision."""
+    precision = device.default_precision(device_id)
+    return [Job(e.kind, families.resolve(e.opening)(precision)) for e in registry.ENTRIES.values() if e.opening]
 
 
 def presentation(device_id: str) -> list[Job]:
@@ -108,7 +109,7 @@ def jobs(device_id: str) -> list[Job]:
     models = defaults(device_id)
     return ([Job(type(s).KIND, s, page=True) for s in models] + [Job(f"{SCRUB}{type(s).KIND}", s) for s in models
                                                       if families.of(s).scrub]
-            + [logged_page(device_id)] + presentation(device_id) + lesson_runs(device_id))
+            + openings(device_id) + presentation(device_id) + lesson_runs(device_id))
 
 
 def settle_heap() -> None:

@@ -164,6 +164,12 @@ def prepare(settings: LoggedSettings, data: Data = None) -> LoggedRun:
     return LoggedRun(fit=fit, settings=s.validate(), raw=raw)
 
 
+def opening(precision: str) -> LoggedSettings:
+    """The settings a first look at logged data starts from: the built-in example log, fitted, replayed with the
+    default settings from base seed 0 (prepared data: the settings name the fitted log by its hash)."""
+    return prepare(LoggedSettings(base_seed=0, precision=precision, file=EXAMPLE_FILE)).settings.unlabelled()
+
+
 FAMILY = dataclasses.replace(replay.make_family(LoggedSettings, lambda s: fitted(s)[0].env, order_of=_order),
                              command="logged", cli="safebandit_core.logged.cli", command_aliases=("data",),
                              prepare=prepare, fields=FIELDS,
