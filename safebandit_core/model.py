@@ -209,11 +209,14 @@ class Family:
     - ``params(settings, precision)``: the traced params ``(env, lanes)`` of one run;
     - ``grid_axes``: the runner's in_axes prefix over those params for a grid (``True``: every
       leaf varies by cell; a tuple shares, e.g., a large context table across cells);
+    - ``axes``: the sweepable settings (:class:`Axis`: symbol, words, range, default values);
     - ``traced``: the fields a grid may vary (one compiled function serves them all);
     - ``derive(settings, outputs)``: extra per-round outputs (cumulative regret, violation, ...);
     - ``summarize(settings, outputs)``: family-specific summary columns of one policy's
       outputs, each shaped (seed, t);
     - ``memory_bytes(settings)``: a generous estimate for the memory check before a run;
+    - ``warnings(settings)``: plain sentences about settings that run but void a guarantee or teach little;
+    - ``keys(settings)``: the PRNG key of each seed where the family does not use ``PRNGKey(base_seed + i)``;
     - ``resolved(settings)``: the settings with every ``None`` default filled in (e.g. a μ₀
       derived from the instance), so a sweep can read any field's value;
     - ``baseline(settings)``: regret per round of a learner that earns exactly the conservative
