@@ -120,12 +120,16 @@ def page_path() -> str | None:
 
 
 def _present_this_page() -> None:
-    """Switch to the presentation page, with the running page's model kind as ``?model=``."""
+    """Switch to the presentation page, with the running page's model kind as ``?model=`` (unless the link names
+    one) and every other parameter of the link, so the presentation page uses what it can and names the rest."""
     path = page_path()
     if path is None or path == PRESENT_PAGE:
         return
     kind = registry.kind_of_page(path)
-    st.switch_page(PRESENT_PAGE, query_params={MODEL_PARAM: kind} if kind else {})
+    params = [(key, value) for key in st.query_params for value in st.query_params.get_all(key)]
+    if kind and MODEL_PARAM not in st.query_params:
+        params.append((MODEL_PARAM, kind))
+    st.switch_page(PRESENT_PAGE, query_params=params)
 
 
 def require_entrypoint() -> None:

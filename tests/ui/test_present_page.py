@@ -112,6 +112,20 @@ def test_present_on_any_page_switches_to_its_model_and_exit_returns():
     assert at.title[0].value == "Dose model: safe by design" and "regret" in charts(at)
 
 
+def test_present_on_a_page_carries_the_link_and_names_what_the_screen_does_not_use():
+    """?present=1 with a model page's settings: the presentation screen keeps the link's scenario and names the
+    setting it has no control for, instead of dropping both without a word."""
+    at = app().run()
+    scenario = scenarios.of_kind("dose")[1]
+    for key, value in ((shell.PRESENT_KEY, "1"), ("scenario", scenario.key), ("tau", "0.3")):
+        at.query_params[key] = value
+    at.switch_page("pages/dose.py").run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert (at.query_params["model"], at.query_params["scenario"]) == ("dose", scenario.key)
+    assert "Ignored `tau=0.3` from the link: it is not a setting of this page." in notes(at)
+    assert headline(at)
+
+
 def test_expert_switch_hides_and_shows_the_compute_settings():
     """Hidden, the compute widgets are still drawn (keys, values and URL binding as before) but not shown."""
     at = app().run()
