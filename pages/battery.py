@@ -62,7 +62,7 @@ def restore_extra(s: Settings) -> None:
 
 FORM = forms.SettingsForm(
     ("battery",), "the battery replay", CONTROLS, "bat_settings_upload", int_fields=frozenset({"dim", "seeds"}),
-    field_names={"taus": "Cost limit τ", "T": "Rounds T", "policies": "Policies", "embedder": "Embedder",
+    field_names={"taus": "Cost limit τ", "T": "Rounds T", "policies": "Compare", "embedder": "Embedder",
                  "base_seed": "Base seed (sidebar)", "precision": "Precision (sidebar)"},
     values_of=restored_values, restore_extra=restore_extra)
 
@@ -90,8 +90,9 @@ def controls(ctx: shell.RunContext) -> dict[str, Any]:
     v["T"] = links.bound(st.number_input, "Rounds T", 1, battery.MAX_REPLAY_T, None, 500, key="bat_T",
                          placeholder="every replay round", help="More goes through the contexts again.")
     v["seeds"] = forms.integer(CONTROLS, "seeds")
-    v["policies"] = tuple(links.bound(st.multiselect, "Policies", battery.POLICIES, default=list(battery.POLICIES),
-                                      key="bat_policies", format_func=LABELS.get))
+    v["policies"] = tuple(links.bound(st.multiselect, "Compare", battery.POLICIES, default=list(battery.POLICIES),
+                                      key="bat_policies", format_func=LABELS.get,
+                                      help="The rules replayed side by side on the same cell's data."))
     with st.expander("Safety rule and learner"):
         for f in ("delta", "delta_prime", "eps"):
             v[f] = forms.slider(CONTROLS, f)

@@ -194,7 +194,7 @@ def test_each_control_changes_a_chart():
 
 def test_no_policy_or_no_tau_is_one_error_naming_it():
     at = battery_page(bat_policies=[])
-    assert any("**Policies** must be at least one of the three" in e for e in errors(at)), errors(at)
+    assert any("**Compare** must be at least one of the three" in e for e in errors(at)), errors(at)
     at.session_state["bat_policies"] = ["hpucb"]
     at.button_group(key="bat_taus").set_value([]).run()
     assert any("**Cost limit τ**" in e for e in errors(at)), errors(at)
