@@ -104,6 +104,14 @@ def _listening(log: Path, port: int) -> bool:
     return f"127.0.0.1:{port}" in log.read_text(errors="replace")
 
 
+def _healthy(url: str) -> bool:
+    """Whether a server at ``url`` answers its health endpoint with ``ok`` (False while nothing listens yet)."""
+    try:
+        return urllib.request.urlopen(url + "/_stcore/health", timeout=1).read() == b"ok"
+    except OSError:
+        return False
+
+
 @contextlib.contextmanager
 def serve(log: Path, env: dict[str, str] | None = None,
           started: list[subprocess.Popen] | None = None, as_app: bool = False,
@@ -129,12 +137,8 @@ def serve(log: Path, env: dict[str, str] | None = None,
             started.append(proc)
         url, deadline = f"http://127.0.0.1:{port}", time.time() + 90
         while proc.poll() is None and time.time() <= deadline:
-            try:
-                if (urllib.request.urlopen(url + "/_stcore/health", timeout=1).read() == b"ok"
-                        and _listening(log, port)):
-                    break
-            except OSError:
-                pass
+            if _healthy(url) and _listening(log, port):
+                break
             time.sleep(0.25)
         else:
             taken = proc.poll() is not None and f"Port {port} is not available" in log.read_text(errors="replace")
