@@ -11,17 +11,16 @@ import json
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 import tomllib
 
 from tests.conftest import ROOT
+from tests.ui import browserkit
 from tests.ui.wsclient import sessions
 
 SOURCES = ("pyproject.toml", "setup.py", "README.md", "app.py", "pages", ".streamlit",
@@ -84,32 +83,35 @@ def test_the_installed_command_runs_outside_the_repository(installed) -> None:
     assert helped.returncode == 0 and "usage: safebandit" in helped.stdout and "app" in helped.stdout
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def test_safebandit_app_serves_the_dashboard_from_the_installed_package(installed) -> None:
-    port = _free_port()
-    url = f"http://127.0.0.1:{port}"
-    proc = subprocess.Popen([str(installed["command"]), "app", "--server.port", str(port),
-                             "--server.address", "127.0.0.1"],
-                            cwd=installed["cwd"], env=_env(installed["site"]), stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True)
-    try:
+def _start(installed: dict[str, Path], log: Path) -> tuple[subprocess.Popen, str]:
+    """The installed ``safebandit app`` on a free loopback port, once its health endpoint answers and its log shows it
+    bound that port; a port another process took first is tried again on another (as ``tests/ui/browserkit.serve``)."""
+    for _ in range(browserkit.PORT_TRIES):
+        port = browserkit.free_port()
+        url = f"http://127.0.0.1:{port}"
+        with open(log, "w") as out:
+            proc = subprocess.Popen([str(installed["command"]), "app", "--server.port", str(port),
+                                     "--server.address", "127.0.0.1"],
+                                    cwd=installed["cwd"], env=_env(installed["site"]), stdout=out,
+                                    stderr=subprocess.STDOUT, text=True)
         deadline = time.monotonic() + 180
-        while True:
-            try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=5) as resp:
-                    if resp.status == 200:
-                        break
-            except OSError:
-                assert proc.poll() is None, proc.stdout.read()
-                assert time.monotonic() < deadline, "the installed app did not start"
-                time.sleep(0.5)
+        while proc.poll() is None and time.monotonic() < deadline:
+            if browserkit.healthy(url) and browserkit.listening(log, port):
+                return proc, url
+            time.sleep(0.5)
+        proc.terminate()
+        proc.wait(timeout=60)
+        if f"Port {port} is not available" not in log.read_text(errors="replace"):
+            break
+    raise AssertionError("the installed app did not start:\n" + log.read_text(errors="replace")[-3000:])
+
+
+def test_safebandit_app_serves_the_dashboard_from_the_installed_package(installed, tmp_path) -> None:
+    proc, url = _start(installed, tmp_path / "server.log")
+    try:
         (home,) = sessions(url, [""], timeout_s=240)  # the home page: the packaged app.py, sidebar and pages/home.py
-        assert home.finished and not home.exceptions and home.elements > 3, home
+        assert home.finished and not home.exceptions and home.elements > 3, (home, (tmp_path / "server.log")
+                                                                              .read_text(errors="replace")[-3000:])
     finally:
         proc.terminate()
         proc.wait(timeout=60)

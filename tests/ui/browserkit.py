@@ -50,7 +50,8 @@ def _missing() -> str | None:
     return None
 
 
-def _free_port() -> int:
+def free_port() -> int:
+    """A loopback port free now (another process may take it before a server binds it: see :data:`PORT_TRIES`)."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
@@ -98,13 +99,13 @@ PORT_TRIES = 3
 another process before the server binds it, and that server then exits saying "Port N is not available"."""
 
 
-def _listening(log: Path, port: int) -> bool:
+def listening(log: Path, port: int) -> bool:
     """Whether the server's log says it is listening on ``port``: Streamlit prints its URL once it has bound it, so
     a health answer without that line came from another process on the port."""
     return f"127.0.0.1:{port}" in log.read_text(errors="replace")
 
 
-def _healthy(url: str) -> bool:
+def healthy(url: str) -> bool:
     """Whether a server at ``url`` answers its health endpoint with ``ok`` (False while nothing listens yet)."""
     try:
         return urllib.request.urlopen(url + "/_stcore/health", timeout=1).read() == b"ok"
@@ -123,7 +124,7 @@ def serve(log: Path, env: dict[str, str] | None = None,
     afterwards. ``started`` receives the process. ``script`` (a path in the repository) is served by plain
     ``streamlit run`` instead of the app: ``make bench`` measures Streamlit's own floor with it."""
     for attempt in range(PORT_TRIES):
-        port = _free_port()
+        port = free_port()
         with open(log, "w") as out:
             proc = subprocess.Popen(
                 [sys.executable, "-m",
@@ -137,7 +138,7 @@ def serve(log: Path, env: dict[str, str] | None = None,
             started.append(proc)
         url, deadline = f"http://127.0.0.1:{port}", time.time() + 90
         while proc.poll() is None and time.time() <= deadline:
-            if _healthy(url) and _listening(log, port):
+            if healthy(url) and listening(log, port):
                 break
             time.sleep(0.25)
         else:

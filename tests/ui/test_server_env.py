@@ -51,7 +51,7 @@ def test_a_server_whose_port_was_taken_before_it_bound_starts_again_on_another(t
         held.bind(("127.0.0.1", 0))
         held.listen(1)
         ports = iter([held.getsockname()[1]])
-        monkeypatch.setattr(browserkit, "_free_port", lambda: next(ports, None) or _unused())
+        monkeypatch.setattr(browserkit, "free_port", lambda: next(ports, None) or _unused())
         with browserkit.serve(tmp_path / "server.log", script="app.py") as url:
             assert url != f"http://127.0.0.1:{held.getsockname()[1]}"
             assert "is not available" not in (tmp_path / "server.log").read_text()  # the log is the second start's
