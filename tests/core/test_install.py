@@ -13,7 +13,6 @@ import re
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -83,31 +82,10 @@ def test_the_installed_command_runs_outside_the_repository(installed) -> None:
     assert helped.returncode == 0 and "usage: safebandit" in helped.stdout and "app" in helped.stdout
 
 
-def _start(installed: dict[str, Path], log: Path) -> tuple[subprocess.Popen, str]:
-    """The installed ``safebandit app`` on a free loopback port, once its health endpoint answers and its log shows it
-    bound that port; a port another process took first is tried again on another (as ``tests/ui/browserkit.serve``)."""
-    for _ in range(browserkit.PORT_TRIES):
-        port = browserkit.free_port()
-        url = f"http://127.0.0.1:{port}"
-        with open(log, "w") as out:
-            proc = subprocess.Popen([str(installed["command"]), "app", "--server.port", str(port),
-                                     "--server.address", "127.0.0.1"],
-                                    cwd=installed["cwd"], env=_env(installed["site"]), stdout=out,
-                                    stderr=subprocess.STDOUT, text=True)
-        deadline = time.monotonic() + 180
-        while proc.poll() is None and time.monotonic() < deadline:
-            if browserkit.healthy(url) and browserkit.listening(log, port):
-                return proc, url
-            time.sleep(0.5)
-        proc.terminate()
-        proc.wait(timeout=60)
-        if f"Port {port} is not available" not in log.read_text(errors="replace"):
-            break
-    raise AssertionError("the installed app did not start:\n" + log.read_text(errors="replace")[-3000:])
-
-
 def test_safebandit_app_serves_the_dashboard_from_the_installed_package(installed, tmp_path) -> None:
-    proc, url = _start(installed, tmp_path / "server.log")
+    proc, url = browserkit.start(lambda port: [str(installed["command"]), "app", "--server.port", str(port),
+                                               "--server.address", "127.0.0.1"],
+                                 tmp_path / "server.log", installed["cwd"], _env(installed["site"]), wait_s=180)
     try:
         (home,) = sessions(url, [""], timeout_s=240)  # the home page: the packaged app.py, sidebar and pages/home.py
         assert home.finished and not home.exceptions and home.elements > 3, (home, (tmp_path / "server.log")

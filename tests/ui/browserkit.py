@@ -18,7 +18,7 @@ import time
 import urllib.parse
 import urllib.request
 import weakref
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -113,6 +113,30 @@ def healthy(url: str) -> bool:
         return False
 
 
+def start(command: Callable[[int], list[str]], log: Path, cwd: Path, env: dict[str, str], wait_s: float = 90,
+          started: list[subprocess.Popen] | None = None) -> tuple[subprocess.Popen, str]:
+    """Start the server ``command(port)`` on a free loopback port, its output in ``log``; return it and its URL once
+    the health endpoint answers and its log shows it bound that port. A port taken between the look-up and the bind
+    is tried again on another, :data:`PORT_TRIES` in all; any other failed start raises with the log's end.
+    ``started`` receives each process started."""
+    for attempt in range(PORT_TRIES):
+        port = free_port()
+        with open(log, "w") as out:
+            proc = subprocess.Popen(command(port), cwd=cwd, stdout=out, stderr=subprocess.STDOUT, env=env)
+        if started is not None:
+            started.append(proc)
+        url, deadline = f"http://127.0.0.1:{port}", time.time() + wait_s
+        while proc.poll() is None and time.time() <= deadline:
+            if healthy(url) and listening(log, port):
+                return proc, url
+            time.sleep(0.25)
+        taken = proc.poll() is not None and f"Port {port} is not available" in log.read_text(errors="replace")
+        _stop(proc)
+        if not (taken and attempt + 1 < PORT_TRIES):
+            break
+    raise RuntimeError("the server did not start:\n" + log.read_text(errors="replace")[-3000:])
+
+
 @contextlib.contextmanager
 def serve(log: Path, env: dict[str, str] | None = None,
           started: list[subprocess.Popen] | None = None, as_app: bool = False,
@@ -123,31 +147,11 @@ def serve(log: Path, env: dict[str, str] | None = None,
     look-up and the bind is tried again on another, :data:`PORT_TRIES` in all), and stops it (terminate, then kill)
     afterwards. ``started`` receives the process. ``script`` (a path in the repository) is served by plain
     ``streamlit run`` instead of the app: ``make bench`` measures Streamlit's own floor with it."""
-    for attempt in range(PORT_TRIES):
-        port = free_port()
-        with open(log, "w") as out:
-            proc = subprocess.Popen(
-                [sys.executable, "-m",
-                 *(("safebandit_ui.serve",) if script is None else ("streamlit", "run", script)),
-                 "--server.headless", "true",
-                 "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
-                 "--server.fileWatcherType", "none"],
-                cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, env=server_env(env, as_app),
-            )
-        if started is not None:
-            started.append(proc)
-        url, deadline = f"http://127.0.0.1:{port}", time.time() + 90
-        while proc.poll() is None and time.time() <= deadline:
-            if healthy(url) and listening(log, port):
-                break
-            time.sleep(0.25)
-        else:
-            taken = proc.poll() is not None and f"Port {port} is not available" in log.read_text(errors="replace")
-            _stop(proc)
-            if taken and attempt + 1 < PORT_TRIES:
-                continue
-            raise RuntimeError("streamlit did not start:\n" + log.read_text()[-3000:])
-        break
+    command = [sys.executable, "-m", *(("safebandit_ui.serve",) if script is None else ("streamlit", "run", script)),
+               "--server.headless", "true", "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
+               "--server.fileWatcherType", "none"]
+    proc, url = start(lambda port: [*command, "--server.port", str(port)], log, ROOT, server_env(env, as_app),
+                      started=started)
     try:
         yield url
     finally:
