@@ -230,29 +230,40 @@ def auto_chunk(model: Model, params: Params, keys: jax.Array, grid: Any) -> int:
     return max(1, CHUNK_BYTES // max(1, per_round * runs))
 
 
-T_BUCKET_MIN = 1024
+T_BUCKET_MIN = 128
 """The shortest chunk a run gets when its caller names none (:func:`t_bucket`)."""
 ONE_CHUNK_T, LONG_RUN_CHUNKS = 8192, 8
 """Without a chunk named, a run of up to 8192 rounds goes in one chunk of its bucket; a longer one in chunks of the
 largest bucket within T/8 (so the masked tail adds at most an eighth of the rounds)."""
+LONG_CHUNK_MIN = 1024
+"""The shortest chunk of a run longer than :data:`ONE_CHUNK_T` (its chunks' count bounds the host round trips)."""
+
+
+def _ladder(size: int) -> int:
+    """The bucket after ``size``: ``size`` times √2, rounded up."""
+    return math.ceil(size * math.sqrt(2))
 
 
 def t_bucket(T: int, block: int = 0) -> int:
-    """The bucket of a run of ``T`` rounds: the smallest of 1024, 1449, 2050, 2900, … (each the last times √2,
-    rounded up) that holds T, rounded up to a multiple of ``block``. Every T of one bucket runs in the same compiled
-    shape with its tail masked, so a Python or command-line user who varies T compiles once per bucket, not once
-    per T, and computes at most 41 % more rounds than asked (the masked ones)."""
+    """The bucket of a run of ``T`` rounds: the smallest of 128, 182, 258, 365, … (each the last times √2, rounded
+    up) that holds T. For a model with a refresh ``block``: a bucket past the block is rounded up to a multiple of
+    it, and a run of at most one block gets at most one block (no refresh falls inside it). Every T of one bucket
+    runs in the same compiled shape with its tail masked, so a Python or command-line user who varies T compiles
+    once per bucket, not once per T, and computes at most 41 % more rounds than asked (the masked ones) once T
+    passes the shortest bucket or, with a block, the block."""
     size = T_BUCKET_MIN
     while size < T:
-        size = math.ceil(size * math.sqrt(2))
-    return -(-size // block) * block if block else size
+        size = _ladder(size)
+    if not block:
+        return size
+    return min(size, block) if T <= block else -(-size // block) * block
 
 
 def bucket_at_most(limit: int, block: int = 0) -> int:
     """The largest bucket of :func:`t_bucket` within ``limit`` (the shortest bucket when none is)."""
     size = T_BUCKET_MIN
-    while math.ceil(size * math.sqrt(2)) <= limit:
-        size = math.ceil(size * math.sqrt(2))
+    while _ladder(size) <= limit:
+        size = _ladder(size)
     return -(-size // block) * block if block else size
 
 
@@ -301,7 +312,7 @@ def run_chunks(
             fits = auto_chunk(model, params, keys, grid)
             whole = t_bucket(T, model.block)
             chunk = whole if whole <= min(fits, ONE_CHUNK_T) else bucket_at_most(
-                min(fits, max(T_BUCKET_MIN, T // LONG_RUN_CHUNKS)), model.block)
+                min(fits, max(LONG_CHUNK_MIN, T // LONG_RUN_CHUNKS)), model.block)
             pad_tail = True
         chunk = max(1, chunk if pad_tail else min(chunk, T))
         if model.block and chunk < T:

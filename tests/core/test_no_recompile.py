@@ -56,9 +56,12 @@ def test_the_python_api_pads_t_to_buckets_and_a_new_t_in_one_compiles_nothing():
     import numpy as np
 
     base = dataclasses.replace(families.FAMILIES["dose"].settings_cls(), seeds=2).validate()
-    assert [runner.t_bucket(t) for t in (1, 1024, 1025, 2000, 2500, 2700)] == [1024, 1024, 1449, 2050, 2900, 2900]
-    assert all(t <= runner.t_bucket(t) <= max(1024, int(t * 2**0.5) + 2) for t in range(1, 20_000, 37))
+    assert [runner.t_bucket(t) for t in (1, 128, 129, 1024, 2000, 2500, 2700)] == [128, 128, 182, 1036, 2074, 2934,
+                                                                                    2934]
+    assert all(t <= runner.t_bucket(t) <= max(128, int(t * 2**0.5) + 2) for t in range(1, 20_000, 37))
     assert runner.t_bucket(100, block=7) % 7 == 0 and runner.bucket_at_most(60_000) <= 60_000
+    # a run within one refresh block gets at most that block: a T = 100 replay (block 1000) plays 128 rounds, not 2000
+    assert [runner.t_bucket(t, block=1000) for t in (100, 1000, 1001)] == [128, 1000, 2000]
     first = families.run(dataclasses.replace(base, T=2500))
     before = _traces()
     for T in (2600, 2700, 2899):
