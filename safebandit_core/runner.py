@@ -235,8 +235,6 @@ T_BUCKET_MIN = 128
 ONE_CHUNK_T, LONG_RUN_CHUNKS = 8192, 8
 """Without a chunk named, a run of up to 8192 rounds goes in one chunk of its bucket; a longer one in chunks of the
 largest bucket within T/8 (so the masked tail adds at most an eighth of the rounds)."""
-LONG_CHUNK_MIN = 1024
-"""The shortest chunk of a run longer than :data:`ONE_CHUNK_T` (its chunks' count bounds the host round trips)."""
 
 
 def _ladder(size: int) -> int:
@@ -265,6 +263,11 @@ def bucket_at_most(limit: int, block: int = 0) -> int:
     while _ladder(size) <= limit:
         size = _ladder(size)
     return -(-size // block) * block if block else size
+
+
+LONG_CHUNK_MIN = t_bucket(1024)
+"""The shortest chunk of a run longer than :data:`ONE_CHUNK_T`, 1036 rounds (the bucket that holds 1024, as before
+the buckets started at 128): it bounds the count of its chunks, each a round trip to the host."""
 
 
 def seed_keys(base_seed: int, n_seeds: int) -> jax.Array:

@@ -62,6 +62,7 @@ def test_the_python_api_pads_t_to_buckets_and_a_new_t_in_one_compiles_nothing():
     assert runner.t_bucket(100, block=7) % 7 == 0 and runner.bucket_at_most(60_000) <= 60_000
     # a run within one refresh block gets at most that block: a T = 100 replay (block 1000) plays 128 rounds, not 2000
     assert [runner.t_bucket(t, block=1000) for t in (100, 1000, 1001)] == [128, 1000, 2000]
+    assert runner.bucket_at_most(runner.LONG_CHUNK_MIN) == 1036  # a long run's chunks: at least the bucket of 1024
     first = families.run(dataclasses.replace(base, T=2500))
     before = _traces()
     for T in (2600, 2700, 2899):
