@@ -39,6 +39,19 @@ def within(n: Any, width: int) -> Any:
     return jnp.arange(width) < n
 
 
+def first_max(x: Any) -> Any:
+    """``jnp.argmax(x, axis=-1)`` (the first largest entry; the first NaN where there is one) as two plain reductions.
+
+    Inside a round of a scan XLA's CPU backend runs ``argmax``, a reduction over (value, index) pairs, one element
+    at a time: on the 96 arms of Figure 1 (a)'s CMAB it was the costliest op of the round. A max, then a min over
+    the indices that reach it, vectorise.
+    """
+    top = jnp.max(x, axis=-1, keepdims=True)
+    width = x.shape[-1]
+    hit = (x == top) | jnp.isnan(x)
+    return jnp.min(jnp.where(hit, jnp.arange(width), width), axis=-1)
+
+
 def zero_pad(a: Any, shape: tuple[int, ...]) -> np.ndarray:
     """``a`` with zeros appended along each axis up to ``shape`` (each at least ``a``'s own size)."""
     a = np.asarray(a)

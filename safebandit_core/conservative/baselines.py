@@ -35,6 +35,7 @@ import jax
 import jax.numpy as jnp
 
 from ..model import Policy
+from ..shapes import first_max
 from .cccb import top_m
 from .cmab import UCBInfo, UCBState, onehot_ridge, ucb
 from .gencb import Ledger, Params, State, wrap
@@ -73,7 +74,7 @@ def clucb2_rule(params: Params, state: State, mask: jax.Array, info: LinInfo, le
     budget = ledger.r_s - martingale + lcb + ledger.bank0 - line
     feasible = budget >= 0
     score = jnp.where(feasible, info.ucb, -jnp.inf)
-    j = jnp.argmax(score)
+    j = first_max(score)
     go = feasible[j] & (score[j] >= params.mu0)
     return go, jax.nn.one_hot(j, mask.shape[0], dtype=mask.dtype)
 

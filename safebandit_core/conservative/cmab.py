@@ -20,7 +20,7 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
-from ..shapes import within
+from ..shapes import first_max, within
 from .gencb import Params, StandardPolicy
 from .ridge import Ridge, RidgeFit
 
@@ -73,7 +73,7 @@ def ucb(K: int, width: Width = ucb_width) -> StandardPolicy:
         mean = jnp.where(pulled, state.sums / n, 0)
         w = jnp.where(pulled, width(params, n, m), jnp.inf)
         index = jnp.where(within(params.K, K), mean + w, -jnp.inf)
-        mask = jax.nn.one_hot(jnp.argmax(index), K, dtype=params.mu0.dtype)
+        mask = jax.nn.one_hot(first_max(index), K, dtype=params.mu0.dtype)
         return mask, UCBInfo(index=index, mean=mean, width=w)
 
     return StandardPolicy(init=counts_init(K), act=act, update=update_counts)

@@ -38,6 +38,7 @@ import jax
 import jax.numpy as jnp
 
 from ..model import Policy
+from ..shapes import first_max
 
 State = Any
 Info = Any
@@ -181,7 +182,7 @@ def wrap(policy: StandardPolicy, rule: Rule = sample_path_check) -> Policy:
     def report(params: Params, state: ConservativeState, action: Action, info: Info) -> dict[str, jax.Array]:
         led = state.ledger
         return {
-            "action": jnp.where(action.default, -1, jnp.argmax(action.mask)).astype(jnp.int32),
+            "action": jnp.where(action.default, -1, first_max(action.mask)).astype(jnp.int32),
             "default": action.default,
             "slack": led.total - led.line,
         }

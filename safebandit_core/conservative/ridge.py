@@ -27,7 +27,7 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
-from ..shapes import within
+from ..shapes import first_max, within
 from .gencb import Params, StandardPolicy
 
 
@@ -123,7 +123,7 @@ def determinant_radius(params: Params, fit: RidgeFit, m: jax.Array) -> jax.Array
 
 def argmax_mask(scores: jax.Array) -> jax.Array:
     """One-hot mask of ``argmax scores`` (ties → lowest index)."""
-    return jax.nn.one_hot(jnp.argmax(scores), scores.shape[0], dtype=scores.dtype)
+    return jax.nn.one_hot(first_max(scores), scores.shape[0], dtype=scores.dtype)
 
 
 def linear_ucb(ridge: Ridge, radius: Radius, select: Select = argmax_mask) -> StandardPolicy:

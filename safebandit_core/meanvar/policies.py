@@ -31,7 +31,7 @@ import jax
 import jax.numpy as jnp
 
 from ..model import Policy
-from ..shapes import within
+from ..shapes import first_max, within
 
 NAMES = ("mvcucb", "mvucb")
 LABELS = {"mvcucb": "MV-CUCB", "mvucb": "MV-UCB"}
@@ -148,7 +148,7 @@ def make_policy(name: str, K: int) -> Policy:
 
     def act(p: MVParams, s: MVState, obs: Any) -> tuple[MVAction, dict[str, jax.Array]]:
         explore = rule.explore(p, s)
-        arm = jnp.argmax(arm_index(rule, p, s)).astype(jnp.int32)
+        arm = first_max(arm_index(rule, p, s)).astype(jnp.int32)
         return MVAction(arm=jnp.where(explore, arm, -1).astype(jnp.int32), counts=s.counts), {}
 
     def update(p: MVParams, s: MVState, obs: Any, action: MVAction, reward: jax.Array) -> MVState:
