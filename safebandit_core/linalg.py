@@ -1,9 +1,9 @@
-"""Linear algebra of the linear bandits: rank-one inverse updates and ellipsoid maxima.
+"""Linear algebra of the linear bandits: rank-one inverse updates and exact refreshes.
 
 - Sherman–Morrison: (A + x xᵀ)⁻¹ = A⁻¹ − (A⁻¹x)(A⁻¹x)ᵀ / (1 + xᵀA⁻¹x), O(d²) per round instead
   of the O(d³) factorisation the paper's experiments use (seed 000 §7).
 - Ellipsoid maximum (seed 000 Appendix C, Lemma 6): max_{θ: ‖θ − θ̂‖_A ≤ β} ⟨x, θ⟩ = ⟨x, θ̂⟩ + β‖x‖_{A⁻¹};
-  the minimum is ⟨x, θ̂⟩ − β‖x‖_{A⁻¹}.
+  the minimum is ⟨x, θ̂⟩ − β‖x‖_{A⁻¹}. The dose policy forms both from ``A⁻¹x`` (:mod:`.dose.policies`).
 """
 
 from __future__ import annotations
@@ -27,18 +27,3 @@ def exact_inverse(a: jax.Array) -> jax.Array:
     """A⁻¹ of a symmetric positive definite A through its Cholesky factor (the periodic refresh)."""
     chol = jax.scipy.linalg.cho_factor(a, lower=True)
     return jax.scipy.linalg.cho_solve(chol, jnp.eye(a.shape[0], dtype=a.dtype))
-
-
-def weighted_norm(x: jax.Array, a_inv: jax.Array) -> jax.Array:
-    """‖x‖_{A⁻¹} = sqrt(xᵀ A⁻¹ x), clipped at 0 against rounding."""
-    return jnp.sqrt(jnp.maximum(x @ (a_inv @ x), 0.0))
-
-
-def ellipsoid_max(x: jax.Array, center: jax.Array, a_inv: jax.Array, beta: jax.Array) -> jax.Array:
-    """max over {θ : ‖θ − center‖_A ≤ β} of ⟨x, θ⟩ (closed form, Lemma 6 of seed 000)."""
-    return x @ center + beta * weighted_norm(x, a_inv)
-
-
-def ellipsoid_min(x: jax.Array, center: jax.Array, a_inv: jax.Array, beta: jax.Array) -> jax.Array:
-    """min over {θ : ‖θ − center‖_A ≤ β} of ⟨x, θ⟩."""
-    return x @ center - beta * weighted_norm(x, a_inv)

@@ -43,11 +43,6 @@ class Control:
     help: str = ""
 
 
-def with_defaults(controls: dict[str, Control], defaults: object) -> dict[str, Control]:
-    """The controls with each default taken from the same-named attribute of ``defaults`` (a settings object)."""
-    return {f: dataclasses.replace(c, default=getattr(defaults, f)) for f, c in controls.items()}
-
-
 def controls_of(fields: Iterable[Field], defaults: object) -> dict[str, Control]:
     """The controls of a family's declared fields (``Family.fields``), by field name: each starts at its ``start``,
     else the same-named attribute of ``defaults`` (a settings object; None shows as the field's ``unset`` value)."""

