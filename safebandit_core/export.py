@@ -273,7 +273,7 @@ MAX_BUNDLE_ROWS = 3_000_000
 
 
 def preset_figures(result: presets.PresetResult) -> dict[str, go.Figure]:
-    """The figures of a preset run in its paper's style (one per cell for seed 001's regret plots,
+    """The figures of a preset run in its paper's style (one per cell for One-size-fits-all's regret plots,
     plus a phase diagram of the final regret over a grid)."""
     from .viz import presets as vp
 

@@ -1,8 +1,8 @@
 """Linear algebra of the linear bandits: rank-one inverse updates and exact refreshes.
 
 - Sherman–Morrison: (A + x xᵀ)⁻¹ = A⁻¹ − (A⁻¹x)(A⁻¹x)ᵀ / (1 + xᵀA⁻¹x), O(d²) per round instead
-  of the O(d³) factorisation the paper's experiments use (seed 000 §7).
-- Ellipsoid maximum (seed 000 Appendix C, Lemma 6): max_{θ: ‖θ − θ̂‖_A ≤ β} ⟨x, θ⟩ = ⟨x, θ̂⟩ + β‖x‖_{A⁻¹};
+  of the O(d³) factorisation the paper's experiments use (Safety by Design §7).
+- Ellipsoid maximum (Safety by Design Appendix C, Lemma 6): max_{θ: ‖θ − θ̂‖_A ≤ β} ⟨x, θ⟩ = ⟨x, θ̂⟩ + β‖x‖_{A⁻¹};
   the minimum is ⟨x, θ̂⟩ − β‖x‖_{A⁻¹}. The dose policy forms both from ``A⁻¹x`` (:mod:`.dose.policies`).
 """
 

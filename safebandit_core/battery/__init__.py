@@ -1,4 +1,4 @@
-"""The NASA Li-ion battery experiment of seed 000 §7: logged data → a fitted environment → the replay.
+"""The NASA Li-ion battery experiment of Safety by Design §7: logged data → a fitted environment → the replay.
 
 - :mod:`.loader`: NASA's randomized-usage ``.mat`` files and the embedded RW26 table, one row per step;
 - the embedders of the JSON windows (hash, sentence-transformers), from :mod:`safebandit_core.data.embed`;

@@ -1,4 +1,4 @@
-"""``python -m safebandit_core battery``: the NASA Li-ion replay of seed 000 §7 from the command line.
+"""``python -m safebandit_core battery``: the NASA Li-ion replay of Safety by Design §7 from the command line.
 
 Prints ONE summary object (the schema of :mod:`safebandit_core.jsondoc`): the replay's shared figures
 (fit, sizes, first safe dose, ...) at the top level and every policy's figures under ``rows``. With the flags of

@@ -1,4 +1,4 @@
-"""The battery experiment of seed 000 §7 as a :class:`~safebandit_core.model.Family`: a NASA file → a fitted
+"""The battery experiment of Safety by Design §7 as a :class:`~safebandit_core.model.Family`: a NASA file → a fitted
 truth → the dose model's policies replayed on the data's contexts.
 
 :func:`prepare` reads the steps (the shipped RW26 table by default), embeds the JSON windows and fits

@@ -1,6 +1,6 @@
 """Realizability for the battery experiment: fit theta*, mu* on half the data, replay the rest.
 
-Seed 000 (§7) makes the linear model R = g(alpha) (<X, theta*> + xi) hold by construction: it
+Safety by Design (§7) makes the linear model R = g(alpha) (<X, theta*> + xi) hold by construction: it
 fits theta* and mu* by least squares on part of the NASA data, treats the fit as the truth,
 and runs the bandit on the contexts of the remaining part. The battery is one instance of the
 logged-data pipeline (:mod:`safebandit_core.logged`): :func:`battery_rounds` is its mapping (a NASA

@@ -1,6 +1,6 @@
 """NASA randomized battery usage ``.mat`` files -> one tidy row per step.
 
-The NASA Ames "Randomized Battery Usage" files (RW9-RW12 of seed 000, RW25-RW28 here) hold a
+The NASA Ames "Randomized Battery Usage" files (RW9-RW12 of Safety by Design, RW25-RW28 here) hold a
 top-level struct ``data`` whose field ``step`` is a struct array; each step carries ``comment``,
 ``type``, ``time``, ``relativeTime``, ``voltage``, ``current`` (positive = discharge),
 ``temperature`` and ``date``. :func:`load_steps` reduces every step to a few aggregates while it

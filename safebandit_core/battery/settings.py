@@ -1,4 +1,4 @@
-"""Settings of the battery replay (seed 000 §7) as data: one frozen dataclass, validated once.
+"""Settings of the battery replay (Safety by Design §7) as data: one frozen dataclass, validated once.
 
 :class:`BatteryReplaySettings` is what the page's *Settings JSON* and the zip export hold (kind
 ``battery``), and what the :data:`~safebandit_core.battery.family.FAMILY` runs: the data source and

@@ -1,4 +1,5 @@
-"""Conservative bandits of seed 001 (sample-path reward constraint): GenCB on CMAB, CLB and CCCB, and its baselines.
+"""Conservative bandits of One-size-fits-all (sample-path reward constraint): GenCB on CMAB, CLB and CCCB, and its
+baselines.
 
 - :mod:`.settings`: :class:`ConservativeSettings` and the registries (problems, policies, labels);
 - :mod:`.instances`: the problem instance of a settings (means, features, derived μ_0);

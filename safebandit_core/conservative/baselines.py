@@ -1,4 +1,4 @@
-"""The expected-reward conservative baselines of seed 001's experiments, as rules of the GenCB wrapper.
+"""The expected-reward conservative baselines of One-size-fits-all's experiments, as rules of the GenCB wrapper.
 
 Each baseline is a standard policy (the A_S that proposes) plus its own check (a
 :data:`~.gencb.Rule`), read exactly as BASELINES.md §1–4 and §7 fix them. Every check is a

@@ -1,4 +1,4 @@
-"""Contextual combinatorial bandits (seed 001 §3.3, Algorithm 5): C2UCB as a standard policy.
+"""Contextual combinatorial bandits (One-size-fits-all §3.3, Algorithm 5): C2UCB as a standard policy.
 
 A super arm is a set of ``m`` base arms and pays ``f(A, w) = Σ_{e∈A} w_e`` (f = sum, as in the
 paper's experiments). C2UCB (Qin, Chen and Zhu 2014) as GenCB-CCCB's A_S: the oracle for the sum

@@ -25,7 +25,7 @@ JSON_FIELDS = ("problem", "K", "alpha", "base_seed")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """The subcommand's flags (defaults: seed 001's CMAB preset, K = 72, α = 0.05, μ_0 = 0.7)."""
+    """The subcommand's flags (defaults: One-size-fits-all's CMAB preset, K = 72, α = 0.05, μ_0 = 0.7)."""
     fits = "; ".join(f"{p}: {', '.join(POLICIES[p])}" for p in PROBLEMS)
     parser.add_argument("--problem", choices=PROBLEMS, default="cmab", help="which conservative bandit problem")
     parser.add_argument("--policy", default="gencb",

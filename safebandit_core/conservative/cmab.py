@@ -1,4 +1,4 @@
-"""Multi-armed bandits (seed 001 §3.1, Algorithm 3): UCB as a standard policy.
+"""Multi-armed bandits (One-size-fits-all §3.1, Algorithm 3): UCB as a standard policy.
 
 UCB (Auer et al. 2002) as GenCB-CMAB's A_S: play ``argmax_i μ̂_i + sqrt(2 log m / N_i)``
 (ALGORITHMS.md §2.1), an arm never pulled having index +∞, ties → lowest index. The width is a
@@ -45,7 +45,7 @@ Width = Callable[[Params, jax.Array, jax.Array], jax.Array]
 
 
 def ucb_width(params: Params, n: jax.Array, m: jax.Array) -> jax.Array:
-    """UCB1's width ``sqrt(2 log m / N_i)`` (seed 001, Algorithm 3, line 5)."""
+    """UCB1's width ``sqrt(2 log m / N_i)`` (One-size-fits-all, Algorithm 3, line 5)."""
     return jnp.sqrt(2 * jnp.log(m) / n)
 
 

@@ -1,4 +1,5 @@
-"""The environment of seed 001's conservative bandits: every base arm's outcome each round, and the feedback rule.
+"""The environment of One-size-fits-all's conservative bandits: every base arm's outcome each round, and the feedback
+rule.
 
 Round t's outcomes (K,) are either Bernoulli draws ``uniform(fold_in(key, t), K) < means`` (source
 ``"bernoulli"``: every policy of a seed sees the same outcomes, whatever the chunking) or row t of a

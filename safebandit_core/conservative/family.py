@@ -1,4 +1,4 @@
-"""The conservative-bandit family of seed 001: every chosen policy in one scan, and one run on a given stream.
+"""The conservative-bandit family of One-size-fits-all: every chosen policy in one scan, and one run on a given stream.
 
 :data:`FAMILY` composes the environment (:mod:`.env`) with one lane per policy, so every policy of
 a seed plays the same Bernoulli outcomes (common random numbers). Per round each policy reports
@@ -132,7 +132,7 @@ def resolved(s: ConservativeSettings) -> ConservativeSettings:
 
 
 def baseline(s: ConservativeSettings) -> float:
-    """μ_best − (1 − α)·μ_0: regret per round of a learner earning exactly the baseline (seed 001 §5)."""
+    """μ_best − (1 − α)·μ_0: regret per round of a learner earning exactly the baseline (One-size-fits-all §5)."""
     inst = make_instance(s)
     return float(inst.best - (1 - s.alpha) * inst.mu0)
 

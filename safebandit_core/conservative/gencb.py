@@ -1,4 +1,4 @@
-"""GenCB (seed 001, Algorithm 1): one wrapper that makes any standard bandit policy conservative.
+"""GenCB (One-size-fits-all, Algorithm 1): one wrapper that makes any standard bandit policy conservative.
 
 A *standard policy* ``A_S`` is a :class:`StandardPolicy`, three pure functions over its own
 state (the optax way): ``init(params)``, ``act(params, state, m) -> (mask, info)`` and
@@ -122,7 +122,7 @@ replace the proposal (CLUCB2 picks among the arms that pass its check).
 
 def sample_path_check(params: Params, state: State, mask: jax.Array, info: Info, ledger: Ledger,
                       line: jax.Array) -> tuple[jax.Array, jax.Array]:
-    """GenCB's rule (seed 001, Algorithm 1, line 3): play A_S iff r_S(t−1) + N_0(t−1)·μ_0 ≥ (1 − α)·μ_0·t."""
+    """GenCB's rule (One-size-fits-all, Algorithm 1, line 3): play A_S iff r_S(t−1) + N_0(t−1)·μ_0 ≥ (1 − α)·μ_0·t."""
     return ledger.total >= line, mask
 
 
@@ -191,7 +191,7 @@ def wrap(policy: StandardPolicy, rule: Rule = sample_path_check) -> Policy:
 
 
 def gencb(policy: StandardPolicy) -> Policy:
-    """GenCB (seed 001, Algorithm 1) around a standard policy: GenCB-CMAB/CLB/CCCB with UCB/LinUCB/C2UCB."""
+    """GenCB (One-size-fits-all, Algorithm 1) around a standard policy: GenCB-CMAB/CLB/CCCB with UCB/LinUCB/C2UCB."""
     return wrap(policy, sample_path_check)
 
 

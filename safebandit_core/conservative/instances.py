@@ -1,6 +1,6 @@
-"""Problem instances of seed 001's conservative bandits, built deterministically from the settings.
+"""Problem instances of One-size-fits-all's conservative bandits, built deterministically from the settings.
 
-- CMAB: seed 001's preset, K Bernoulli arms with means in equal steps from 0.8 down to 0.2.
+- CMAB: One-size-fits-all's preset, K Bernoulli arms with means in equal steps from 0.8 down to 0.2.
 - CLB and CCCB (d ≥ 2): with ``u_i``, ``v`` uniform on the unit sphere of R^{d−1}, radii
   ``ρ_i ~ U[1/2, 1]`` and ``s = min(S, 1/L)``, the arms are ``x_i = ρ_i L (1, u_i)/√2`` and
   ``θ* = s (1, v)/√2``, so ``‖x_i‖ ≤ L``, ``‖θ*‖ ≤ S`` and every mean
@@ -10,7 +10,7 @@
   ``numpy.random.default_rng(base_seed)``.
 - μ_0, when not given: ``μ_best − (μ_best − μ_worst)/6`` rounded to 3 decimals, with μ_best and μ_worst
   the best and worst (super) arm means (for CCCB, the sums of the top-m and bottom-m base means).
-  On seed 001's CMAB means this is its μ_0 = 0.7.
+  On One-size-fits-all's CMAB means this is its μ_0 = 0.7.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Every policy of seed 001's conservative bandits as a :class:`~safebandit_core.model.Policy`, by problem and name.
+"""Every policy of One-size-fits-all's conservative bandits as a :class:`~safebandit_core.model.Policy`, by problem
+and name.
 
 GenCB around the problem's standard policy (UCB, LinUCB, C2UCB; ALGORITHMS.md §2.1), the
 expected-reward baselines (BASELINES.md §1–4) and the unconstrained standard policy. The numbers

@@ -1,4 +1,5 @@
-"""Settings of seed 001's conservative bandits (CMAB, CLB, CCCB) as data: the registries and one frozen dataclass.
+"""Settings of One-size-fits-all's conservative bandits (CMAB, CLB, CCCB) as data: the registries and one frozen
+dataclass.
 
 The problems and the policies that fit each (ALGORITHMS.md §2, BASELINES.md §1–4): GenCB, the
 problem's expected-reward baseline(s) and the unconstrained standard policy.
@@ -71,7 +72,7 @@ def default_S(problem: str, K: int) -> float:
 
 @dataclasses.dataclass(frozen=True)
 class ConservativeSettings:
-    """One conservative-bandit experiment (seed 001 §5). ``None`` fields take the documented defaults.
+    """One conservative-bandit experiment (One-size-fits-all §5). ``None`` fields take the documented defaults.
 
     ``policies``: empty means GenCB, the problem's expected-reward baseline and its unconstrained
     policy. ``d`` (feature dimension) is used by CLB and CCCB, ``m`` (super arm size) by CCCB.

@@ -1,6 +1,6 @@
 """Context vectors of logged data: rows or previous steps as JSON, embedded (the battery experiment, wide logs).
 
-Seed 000 (§7) feeds "all available information from the previous five time steps, formatted
+Safety by Design (§7) feeds "all available information from the previous five time steps, formatted
 as a JSON object" to Gemma and uses its 2048-dimensional embedding as the context X_t. Here the
 JSON window is :func:`window_json`; :class:`HashEmbedder` turns it into a vector with no model
 and no dependency (deterministic feature hashing), and :class:`SentenceEmbedder` uses a

@@ -1,4 +1,4 @@
-"""The replay of a fitted dose model as a :class:`~safebandit_core.model.Family` (seed 000 §7): logged contexts
+"""The replay of a fitted dose model as a :class:`~safebandit_core.model.Family` (Safety by Design §7): logged contexts
 plus the fitted θ*, μ* become the environment; HPC-UCB, On-Expectation and ε-Greedy play it.
 
 The one replay both the battery experiment and a user's log go through (:func:`make_family`). It runs the

@@ -1,6 +1,6 @@
 """The one fit of a logged dose model: ridge fits of R/g(α) and C/g(α) on contexts, then the fitted environment.
 
-Seed 000 (§7) makes the model R = g(α)(⟨X, θ*⟩ + ξ^r), C = g(α)(⟨X, μ*⟩ + ξ^c) hold by construction: it
+Safety by Design (§7) makes the model R = g(α)(⟨X, θ*⟩ + ξ^r), C = g(α)(⟨X, μ*⟩ + ξ^c) hold by construction: it
 fits θ*, μ* by least squares on logged data and treats the fit as the truth. Divided by g(α), both
 targets are linear in X with homoscedastic noise, so θ*, μ* are ridge fits of R/g(α) and C/g(α)
 over the rows with g(α) ≥ ``min_g`` (a near-zero g(α) would divide the noise by almost zero), and

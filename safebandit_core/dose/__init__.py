@@ -1,4 +1,4 @@
-"""The heteroscedastic dose model of seed 000: HPC-UCB, On-Expectation and ε-Greedy.
+"""The heteroscedastic dose model of Safety by Design: HPC-UCB, On-Expectation and ε-Greedy.
 
 - :mod:`.settings`: :class:`DoseSettings`, validated once;
 - :mod:`.env`: the environment (contexts, noises, the feedback rule, the clairvoyant);

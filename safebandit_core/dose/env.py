@@ -1,4 +1,4 @@
-"""The heteroscedastic dose environment of seed 000: a stream plus a feedback rule.
+"""The heteroscedastic dose environment of Safety by Design: a stream plus a feedback rule.
 
 R_t = g(α_t)·(⟨X_t, θ*⟩ + ξ^r_t),   C_t = g(α_t)·(⟨X_t, μ*⟩ + ξ^c_t)   (eqs. 1–2)
 
@@ -88,7 +88,8 @@ def _normal(key: jax.Array, width: int, d: Any, dtype: jnp.dtype) -> jax.Array:
 
 
 def draw_truth(key: jax.Array, width: int, dtype: jnp.dtype, d: Any = None) -> Truth:
-    """θ*, μ* ~ N(0, I_d), normalised to unit norm (seed 000 §7); zero from coordinate d on (None: none padded)."""
+    """θ*, μ* ~ N(0, I_d), normalised to unit norm (Safety by Design §7); zero from coordinate d on (None: none
+    padded)."""
     _, k_theta, k_mu = _keys(key)
     return Truth(unit(_normal(k_theta, width, d, dtype)), unit(_normal(k_mu, width, d, dtype)))
 

@@ -1,4 +1,4 @@
-"""``python -m safebandit_core nonlinear``: non-linear HPC-UCB (seed 000, Algorithm 2) from the command line."""
+"""``python -m safebandit_core nonlinear``: non-linear HPC-UCB (Safety by Design, Algorithm 2) from the command line."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""HPC-UCB (seed 000, Algorithm 1) and its two baselines, as pure init/act/update functions.
+"""HPC-UCB (Safety by Design, Algorithm 1) and its two baselines, as pure init/act/update functions.
 
 All three share one reading (ALGORITHMS.md §1.1–1.3); they differ only in two traced numbers:
 

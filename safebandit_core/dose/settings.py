@@ -1,4 +1,4 @@
-"""Settings of the dose model (seed 000) as data: one frozen dataclass, validated once."""
+"""Settings of the dose model (Safety by Design) as data: one frozen dataclass, validated once."""
 
 from __future__ import annotations
 

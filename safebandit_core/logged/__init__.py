@@ -1,6 +1,6 @@
 """Your own logged data: a table of contexts, doses, outcomes and side effects → a fitted environment → a replay.
 
-The semi-synthetic replay of seed 000 §7 for any log (the battery experiment is one instance of it):
+The semi-synthetic replay of Safety by Design §7 for any log (the battery experiment is one instance of it):
 
 - :mod:`safebandit_core.data.replay` (here as ``replay``): the fitted environment (:class:`FittedEnv`) and the
   one replay family over it, shared with the battery experiment;

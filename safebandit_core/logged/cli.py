@@ -1,5 +1,5 @@
 """``python -m safebandit_core logged``: fit a logged table of contexts, doses, benefits and side effects, then replay
-HPC-UCB, On-Expectation and ε-Greedy on the fitted model (seed 000 §7, for any log).
+HPC-UCB, On-Expectation and ε-Greedy on the fitted model (Safety by Design §7, for any log).
 
 Prints ONE summary (the schema of :mod:`safebandit_core.jsondoc`): the fit report under ``fit``, the fit's
 ``rows_used``, ``rows_dropped``, ``d``, ``r2_reward``, ``r2_cost``, ``kappa_r`` and ``kappa_c`` beside it,

@@ -1,6 +1,6 @@
-"""Conservative mean-variance bandits of seed 001 (MV-CBP): MV-CUCB (Algorithm 2) and MV-UCB.
+"""Conservative mean-variance bandits of One-size-fits-all (MV-CBP): MV-CUCB (Algorithm 2) and MV-UCB.
 
-- :mod:`.settings`: :class:`MVSettings`, seed 001's arms, the guarantee ``ρ > 2/(α μ₀)``;
+- :mod:`.settings`: :class:`MVSettings`, One-size-fits-all's arms, the guarantee ``ρ > 2/(α μ₀)``;
 - :mod:`.policies`: MV-CUCB and MV-UCB, each a :class:`~safebandit_core.model.Policy`;
 - :mod:`.env`: Bernoulli outcomes (or a given table) and the eq. (4) regret;
 - :mod:`.family`: the :class:`~safebandit_core.model.Family` (both policies in one scan),

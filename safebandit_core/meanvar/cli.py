@@ -1,4 +1,4 @@
-"""``python -m safebandit_core meanvar``: MV-CUCB or MV-UCB on seed 001's Bernoulli arms (MV-CBP).
+"""``python -m safebandit_core meanvar``: MV-CUCB or MV-UCB on One-size-fits-all's Bernoulli arms (MV-CBP).
 
 Prints a summary (one JSON object with ``--json``) and optionally writes the tidy per-round
 frame to ``--out`` (CSV or Parquet). When ``ρ ≤ 2/(α μ_0)`` the text output says plainly that

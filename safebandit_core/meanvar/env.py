@@ -1,4 +1,4 @@
-"""The mean-variance environment of seed 001 §4–5: Bernoulli arms (or a given table) and eq. (4).
+"""The mean-variance environment of One-size-fits-all §4–5: Bernoulli arms (or a given table) and eq. (4).
 
 Round ``t``'s outcomes of all K regular arms are drawn from ``fold_in(key, t)`` (Bernoulli with
 the true means), or read from row ``t`` of a given T×K table; every policy of a run faces the

@@ -72,7 +72,7 @@ def make_params(alpha: float, mu0: float, rho: float, horizon: int, means: Any, 
 
 
 def params(s: MVSettings, precision: str) -> tuple[EnvParams, tuple[MVParams, ...]]:
-    """The traced params of one run of ``s`` on seed 001's arms (:func:`.settings.arm_means`)."""
+    """The traced params of one run of ``s`` on One-size-fits-all's arms (:func:`.settings.arm_means`)."""
     return make_params(s.alpha, s.mu0, s.rho, s.T, arm_means(s.K), arm_variances(s.K), dev.dtype_of(precision),
                        len(s.policies), width=shapes.bucket(s.K))
 

@@ -1,4 +1,4 @@
-"""MV-CUCB (seed 001, Algorithm 2) and MV-UCB (Sani, Lazaric and Munos 2012) as pure functions.
+"""MV-CUCB (One-size-fits-all, Algorithm 2) and MV-UCB (Sani, Lazaric and Munos 2012) as pure functions.
 
 Arms have rewards in [0, 1]; arm ``i`` has mean-variance ``MV_i = ρ μ_i − σ_i²``. The default
 arm ``x_0`` pays the constant ``μ_0``, so ``MV_0 = ρ μ_0`` with variance 0. The learner's own

@@ -5,7 +5,7 @@ MV-CUCB (ALGORITHMS.md §2.2, One-size-fits-all conservative bandits, AAAI 2021,
 sufficient; whether it is also necessary is an empirical question, asked here on a bounded grid:
 K arms, α, μ₀, and ρ at a few shares of ``2/(α μ₀)`` well below 1, several seeds each.
 
-The family fixes the arm means to seed 001's sequence from 0.8 down to 0.2
+The family fixes the arm means to One-size-fits-all's sequence from 0.8 down to 0.2
 (:func:`~safebandit_core.meanvar.settings.arm_means`), so the number of arms K is the only mean
 layout the search can vary. Each K is ONE compiled grid run (α, μ₀ and ρ are traced), so the
 whole search is ``len(Ks)`` scans. Every (α, μ₀) also gets one cell *above* the threshold

@@ -1,6 +1,6 @@
-"""Settings of the mean-variance model (seed 001 §4–5, MV-CBP) as data, and the arms of the paper.
+"""Settings of the mean-variance model (One-size-fits-all §4–5, MV-CBP) as data, and the arms of the paper.
 
-The K arm means are seed 001's arithmetic sequence from 0.8 down to 0.2, rewards are Bernoulli
+The K arm means are One-size-fits-all's arithmetic sequence from 0.8 down to 0.2, rewards are Bernoulli
 with variance ``μ(1 − μ)``, and the default arm pays ``μ_0``. MV-CUCB's guarantee needs
 ``ρ > 2/(α μ_0)`` (ALGORITHMS.md §2.2); other values still run, and the result says so plainly.
 """
@@ -79,7 +79,7 @@ def check_mv_numbers(alpha: float, mu0: float, rho: float) -> None:
 
 
 def arm_means(K: int) -> np.ndarray:
-    """Seed 001's arm means: an arithmetic sequence from 0.8 down to 0.2 (0.8 alone when K = 1)."""
+    """One-size-fits-all's arm means: an arithmetic sequence from 0.8 down to 0.2 (0.8 alone when K = 1)."""
     return np.linspace(0.8, 0.2, K)
 
 
@@ -95,7 +95,8 @@ def best_mv(s: MVSettings) -> float:
 
 
 def baseline_regret(s: MVSettings) -> float:
-    """``MV* − (1 − α)·MV_0``: regret per round of a learner whose path earns exactly the baseline (seed 001 §5)."""
+    """``MV* − (1 − α)·MV_0``: regret per round of a learner whose path earns exactly the baseline (One-size-fits-all
+    §5)."""
     return best_mv(s) - (1 - s.alpha) * s.mv0
 
 

@@ -1,4 +1,4 @@
-"""Figures of the battery experiment (seed 000 §7): the raw NASA data, the currents, the fit.
+"""Figures of the battery experiment (Safety by Design §7): the raw NASA data, the currents, the fit.
 
 Inputs are plain frames and numbers, computed by the core: a window of the per-step table of
 :mod:`safebandit_core.battery.loader` (columns ``step, comment, current_mean, voltage_start, voltage_end,

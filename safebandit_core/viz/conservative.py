@@ -1,11 +1,11 @@
-"""Figures and computed sentences of the conservative bandits (seed 001 §5) and, through :mod:`.mv`, of MV-CBP.
+"""Figures and computed sentences of the conservative bandits (One-size-fits-all §5) and, through :mod:`.mv`, of MV-CBP.
 
 The figures take the tidy frame of :func:`safebandit_core.families.tidy` (``policy`` holds the ids,
 ``label`` the display names; a frame already passed through :func:`.common.by_label` works too).
 Columns used: ``policy, seed, t, default_pulls, slack, cum_regret, cum_reward`` and a baseline
 column, ``baseline_line`` = (1 − α)·μ₀·t here (``baseline`` = (1 − α)·MV₀·t for MV-CBP).
 
-As in seed 001's Figure 1, regret curves are the mean over runs with the min–max band, next to
+As in One-size-fits-all's Figure 1, regret curves are the mean over runs with the min–max band, next to
 the baseline: the regret of a learner that earns exactly (1 − α)·μ₀ each round, i.e.
 ``best·t − (1 − α)·μ₀·t``. A trace with every round is thinned to at most
 :data:`MAX_TRACE_POINTS` rounds by :func:`thin`, which keeps each stretch's lowest and highest

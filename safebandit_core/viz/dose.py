@@ -1,4 +1,5 @@
-"""Figures of the dose model (seed 000): each takes the tidy frame of :func:`safebandit_core.dose.sim.tidy_frame`.
+"""Figures of the dose model (Safety by Design): each takes the tidy frame of
+:func:`safebandit_core.dose.sim.tidy_frame`.
 
 Frame columns used: ``policy, seed, t, alpha, cost, cost_mean, est_upper, true_upper, regret,
 violation, slack, cum_regret`` (and ``g_alpha`` = g(α_t) for the cost distribution).

@@ -1,4 +1,4 @@
-"""Figures and computed sentences of the conservative mean-variance bandit, MV-CBP (seed 001 §4–5).
+"""Figures and computed sentences of the conservative mean-variance bandit, MV-CBP (One-size-fits-all §4–5).
 
 Time series take the tidy frame of :func:`safebandit_core.families.tidy` for an ``MVSettings`` run
 (``policy`` ids, ``label`` names; columns ``seed, t, default_pulls, slack, cum_regret, baseline``

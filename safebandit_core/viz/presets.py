@@ -42,7 +42,8 @@ SQRT_COLOR = "#444444"
 
 
 def colors(labels: Sequence[str]) -> dict[str, str]:
-    """Each policy's colour on every page: seed 000's and seed 001's fixed colours, the palette otherwise."""
+    """Each policy's colour on every page: Safety by Design's and One-size-fits-all's fixed colours, the palette
+    otherwise."""
     labels = list(labels)
     if any(lab in KNOWN_COLORS for lab in labels) and not any(lab in CONSERVATIVE_COLORS for lab in labels):
         return policy_colors(labels)
@@ -75,7 +76,8 @@ def _ax(i: int) -> tuple[str, str]:
 
 def violation_table_figure(summary: pd.DataFrame, delta: float, facet: str = "d", x: str = "tau",
                            paper: Sequence[tuple[str, float, float, str]] = ()) -> go.Figure:
-    """Seed 000's Table 1 as a chart: violation rate (%) per τ and policy, 95 % intervals, one panel per ``facet``.
+    """Safety by Design's Table 1 as a chart: violation rate (%) per τ and policy, 95 % intervals, one panel per
+    ``facet``.
 
     ``paper`` rows ``(label, low, high, text)`` draw the paper's reported value (a line) or range
     (a shaded band); the dashed line is the allowed δ.
@@ -140,7 +142,7 @@ def _band_traces(part: pd.DataFrame, lab: str, color: str, xa: str, ya: str, ban
 
 def learning_curves_figure(curves: pd.DataFrame, title: str = "Cumulative regret (mean ± 1 std over seeds)",
                            y_title: str = "cumulative regret") -> go.Figure:
-    """Seed 000's Figure 2 style: one panel per cell, mean cumulative regret per policy with a ±1 std band."""
+    """Safety by Design's Figure 2 style: one panel per cell, mean cumulative regret per policy with a ±1 std band."""
     cells = list(dict.fromkeys(curves["cell"].tolist()))
     names = [str(curves.loc[curves["cell"] == c, "name"].iloc[0]) for c in cells]
     labels = _order(curves)
@@ -158,7 +160,7 @@ def learning_curves_figure(curves: pd.DataFrame, title: str = "Cumulative regret
 
 def minmax_figure(curves: pd.DataFrame, cell: int, baseline_slope: float | None, *, zoom_share: float = 0.1,
                   y_title: str = "cumulative regret", baseline_name: str = "baseline (1 − α)·μ₀") -> go.Figure:
-    """Seed 001's Figure 1 style for one cell: mean (thick), min and max (thin) cumulative regret over runs per
+    """One-size-fits-all's Figure 1 style for one cell: mean (thick), min and max (thin) cumulative regret over runs per
     policy, the baseline's regret ``slope·t`` dashed, and the first ``zoom_share`` of the rounds enlarged."""
     part = curves[curves["cell"] == cell]
     if part.empty:
@@ -243,7 +245,8 @@ def heatmap_figure(table: pd.DataFrame, x: str, y: str, z: str, *, title: str, z
 def loglog_figure(curves: pd.DataFrame, fits: dict[str, tuple[float, float]], fit_from: int,
                   title: str = "Cumulative regret against T (log–log)") -> go.Figure:
     """Mean cumulative regret per policy on log–log axes, each with its fitted line (slope in the legend) over
-    t ≥ ``fit_from``, and a √T reference line (slope ½, seed 000 Theorem 2) through the first policy's end point."""
+    t ≥ ``fit_from``, and a √T reference line (slope ½, Safety by Design Theorem 2) through the first policy's end
+    point."""
     labels = _order(curves)
     cmap = colors(labels)
     traces = []

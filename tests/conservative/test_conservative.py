@@ -1,4 +1,4 @@
-"""GenCB and its baselines on CMAB, CLB and CCCB (seed 001; ALGORITHMS.md §2, BASELINES.md §1–4).
+"""GenCB and its baselines on CMAB, CLB and CCCB (One-size-fits-all; ALGORITHMS.md §2, BASELINES.md §1–4).
 
 - Exact agreement of ``run_on_stream`` with small NumPy float64 implementations written here from
   the spec (no core logic imported): identical actions, rewards to 1e-12, slack and regret to 1e-9.
@@ -471,7 +471,7 @@ def test_padded_runs_equal_replays_of_their_own_stream(shape):
         assert got["action"][0].max() < s.K
 
 
-# ----------------------------------------------------------------------------- seed 001's CMAB
+# ----------------------------------------------------------------------------- One-size-fits-all's CMAB
 
 @pytest.mark.slow
 def test_seed001_cmab_gencb_against_conucb():

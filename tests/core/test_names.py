@@ -68,3 +68,14 @@ def test_an_unknown_kind_is_still_refused_by_name():
     with pytest.raises(settings.SettingsError) as err:
         export.load_settings(json.dumps({"kind": "meanvariance", "K": 5}))
     assert err.value.field == "kind" and "meanvar" in str(err.value)
+
+
+def test_the_code_names_the_papers_by_their_titles_not_by_seed_numbers():
+    """The two papers are *Safety by Design* and *One-size-fits-all* wherever the code, the app or the docs name
+    them; "seed 000" and "seed 001" are the file names they were handed over under, which no reader knows."""
+    root = registry.ROOT
+    sources = [*root.glob("safebandit_core/**/*.py"), *root.glob("safebandit_ui/**/*.py"), *root.glob("pages/*.py"),
+               root / "app.py", root / "README.md", *root.glob("docs/*.md")]
+    found = [f"{p.relative_to(root)}:{i}" for p in sources for i, line in enumerate(p.read_text().splitlines(), 1)
+             if "seed 000" in line.lower() or "seed 001" in line.lower()]
+    assert found == []

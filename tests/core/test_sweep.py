@@ -105,7 +105,7 @@ def test_conservative_and_mv_summaries_report_slack_and_default_pulls():
                                                          seeds=2), (0.05, 0.2), ())
     assert spec.kind == "conservative" and spec.axes == ("alpha", "mu0")  # the old name still loads
     per_cell = sweep.cell_summary(sweep.run_sweep(spec))
-    assert set(per_cell["mu0"]) == {0.7}  # seed 001's CMAB μ₀, derived from the instance
+    assert set(per_cell["mu0"]) == {0.7}  # One-size-fits-all's CMAB μ₀, derived from the instance
     assert per_cell.loc[per_cell["policy"] == "gencb", "safe"].all()
     assert (per_cell.loc[per_cell["policy"] == "ucb", "default_pulls_mean"] == 0).all()
     mv = sweep.SweepSpec("meanvar", MVSettings(K=4, T=120, seeds=2), (0.1,), (10.0, 100.0))

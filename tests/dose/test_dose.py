@@ -1,4 +1,4 @@
-"""The dose model (seed 000): exact agreement with an independent NumPy reading, the closed
+"""The dose model (Safety by Design): exact agreement with an independent NumPy reading, the closed
 forms, the rank-one updates, the realized-cost guarantee statistically, and reproducibility."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Non-linear HPC-UCB (seed 000, Algorithm 2): exact agreement with an independent NumPy reading,
+"""Non-linear HPC-UCB (Safety by Design, Algorithm 2): exact agreement with an independent NumPy reading,
 the realized-cost guarantee and the confidence sets statistically, the family, and the command line."""
 
 from __future__ import annotations

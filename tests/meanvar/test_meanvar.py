@@ -1,4 +1,4 @@
-"""MV-CUCB and MV-UCB (seed 001 §4): exact agreement with an independent NumPy implementation,
+"""MV-CUCB and MV-UCB (One-size-fits-all §4): exact agreement with an independent NumPy implementation,
 the sample-path constraint under ρ > 2/(α μ₀), the incremental path statistics, the family (both
 policies in one scan, chunks, grids, frames and summary), and the ``mv`` command line."""
 

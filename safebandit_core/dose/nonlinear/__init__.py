@@ -1,4 +1,4 @@
-"""Non-linear HPC-UCB (seed 000, Algorithm 2; ALGORITHMS.md §1.4) over finite function classes.
+"""Non-linear HPC-UCB (Safety by Design, Algorithm 2; ALGORITHMS.md §1.4) over finite function classes.
 
 - :mod:`.classes`: the built-in classes (``linear-grid``, ``logistic``, ``mlp``) as data;
 - :mod:`.policy`: HPC-UCB, On-Expectation and ε-Greedy as one :class:`~safebandit_core.model.Policy`;

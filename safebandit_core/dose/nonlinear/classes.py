@@ -1,4 +1,4 @@
-"""Finite function classes X → [−1, 1] for non-linear HPC-UCB (seed 000 §6, ALGORITHMS.md §1.4).
+"""Finite function classes X → [−1, 1] for non-linear HPC-UCB (Safety by Design §6, ALGORITHMS.md §1.4).
 
 A class is DATA: a pytree of member parameters with a leading member axis, drawn once from a
 key, plus one pure ``evaluate(params, x) -> (|F|,)`` giving every member's value at a context

@@ -1,4 +1,4 @@
-"""The non-linear dose environment (seed 000 §6): realizable finite classes, a stream, a feedback rule.
+"""The non-linear dose environment (Safety by Design §6): realizable finite classes, a stream, a feedback rule.
 
 R_t = g(α_t)·(θ*(X_t) + ξ^r_t),   C_t = g(α_t)·(μ*(X_t) + ξ^c_t),   θ* ∈ F^r, μ* ∈ F^c.
 

@@ -1,4 +1,4 @@
-"""Non-linear HPC-UCB (seed 000, Algorithm 2; ALGORITHMS.md §1.4) over finite classes, as a Policy.
+"""Non-linear HPC-UCB (Safety by Design, Algorithm 2; ALGORITHMS.md §1.4) over finite classes, as a Policy.
 
 The policy never sees a context: each round's observation carries every class member's value at
 that round's context (``fr``: (|F^r|,), ``fc``: (|F^c|,)), so the class is data and one compiled
@@ -85,7 +85,7 @@ def margin(p: NLParams) -> jax.Array:
 
 
 def radius(kappa: jax.Array, n: Any, delta_prime: jax.Array) -> jax.Array:
-    """ρ = 8κ² log(|F|/δ′) of a finite class (seed 000 eqs. 20–21)."""
+    """ρ = 8κ² log(|F|/δ′) of a finite class (Safety by Design eqs. 20–21)."""
     return 8.0 * kappa**2 * jnp.log(n / delta_prime)
 
 

@@ -1,4 +1,4 @@
-"""Settings of non-linear HPC-UCB runs (seed 000 §6) as data: one frozen dataclass, validated once."""
+"""Settings of non-linear HPC-UCB runs (Safety by Design §6) as data: one frozen dataclass, validated once."""
 
 from __future__ import annotations
 
