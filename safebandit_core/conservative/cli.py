@@ -14,7 +14,7 @@ from ..progress import run_model
 from ..settings import SettingsError
 from .family import FAMILY
 from .instances import describe_instance, make_instance
-from .settings import POLICIES, PROBLEMS, ConservativeSettings
+from .settings import FEATURES, POLICIES, PROBLEMS, ConservativeSettings
 
 HELP = ("Conservative bandits (One-size-fits-all, AAAI 2021): GenCB, its expected-reward baselines or the "
         "unconstrained policy.")
@@ -25,12 +25,15 @@ JSON_FIELDS = ("problem", "K", "alpha", "base_seed")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """The subcommand's flags (defaults: One-size-fits-all's CMAB preset, K = 72, α = 0.05, μ_0 = 0.7)."""
+    """The subcommand's flags (defaults: One-size-fits-all's CMAB preset, K = 72, α = 0.05, μ_0 = 0.7; CLB and
+    CCCB take the paper's K = 2d)."""
     fits = "; ".join(f"{p}: {', '.join(POLICIES[p])}" for p in PROBLEMS)
     parser.add_argument("--problem", choices=PROBLEMS, default="cmab", help="which conservative bandit problem")
     parser.add_argument("--policy", default="gencb",
                         help=f"policy that fits the problem ({fits}), or all (GenCB, its baseline, the unconstrained)")
-    parser.add_argument("--K", type=int, default=72, help="number of (base) arms, >= 2 (CCCB: <= 62)")
+    parser.add_argument("--K", type=int, default=None,
+                        help="number of (base) arms, >= 2 (CCCB: <= 62); default: 72 for CMAB, 2·d for CLB and CCCB "
+                             "(the paper's K = 2d)")
     parser.add_argument("--d", type=int, default=5, help="feature dimension for CLB and CCCB, >= 1")
     parser.add_argument("--m", type=int, default=2, help="super arm size for CCCB, in [1, K]")
     parser.add_argument("--alpha", type=float, default=0.05, help="tolerance α in (0, 1)")
@@ -50,11 +53,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", default=None, help="write the per-round tidy frame to FILE.csv or FILE.parquet")
 
 
+def default_K(args: argparse.Namespace) -> int:
+    """``--K`` as given, else 72 arms for CMAB and the paper's K = 2d for CLB and CCCB (so that every problem runs
+    on its defaults; CCCB's bit mask allows at most 62 arms)."""
+    if args.K is not None:
+        return args.K
+    return 2 * args.d if FEATURES[args.problem] and isinstance(args.d, int) and args.d >= 1 else 72
+
+
 def run(args: argparse.Namespace) -> int:
     """Validate, run, print the summary (and write the tidy frame with ``--out``)."""
     out_path = check_out_path(args.out)
     settings = ConservativeSettings(
-        problem=args.problem, policies=() if args.policy == "all" else (args.policy,), K=args.K, d=args.d, m=args.m,
+        problem=args.problem, policies=() if args.policy == "all" else (args.policy,), K=default_K(args), d=args.d,
+        m=args.m,
         alpha=args.alpha,
         mu0=args.mu0, T=args.T, seeds=args.seeds, base_seed=args.base_seed, lam=args.lam, S=args.S, L=args.L,
         precision=args.precision)

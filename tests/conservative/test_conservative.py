@@ -525,6 +525,19 @@ def test_cli_json_contract(tmp_path, capfd):
             "default_pulls", "cum_reward", "baseline_line"} <= set(frame.columns)
 
 
+@pytest.mark.parametrize(("problem", "arms"), [("cmab", 72), ("clb", 10), ("cccb", 10)])
+def test_cli_every_problem_runs_on_its_default_K(problem, arms, capfd):
+    """Without --K a problem takes its paper's arms (72 for CMAB, K = 2d for CLB and CCCB): CCCB's default is no
+    longer refused for the bit mask's 62 arms."""
+    from safebandit_core.cli import main
+
+    code = main(["conservative", "--problem", problem, "--policy", "gencb", "--T", "20", "--seeds", "1",
+                 "--device", "cpu", "--json"])
+    stdout, stderr = capfd.readouterr()
+    assert code == 0, stderr
+    assert json.loads(stdout.strip().splitlines()[-1])["K"] == arms
+
+
 BAD = [
     (("--alpha", "1.5"), "--alpha", "(0, 1)"),
     (("--mu0", "0"), "--mu0", "(0, 1)"),
