@@ -46,7 +46,7 @@ FIGURE_NOTES = {
 
 def title(name: str) -> str:
     """A preset as the menu shows it: the paper's short title, the artefact and what it compares."""
-    p = presets.PRESETS[name]
+    p = presets.get(name)
     return f"{p.paper} · {p.artefact}: {p.title}"
 
 
@@ -104,7 +104,7 @@ def size_input(field: str, quick: int, paper: int | None, help: str) -> int:
 
 def controls(ctx: shell.RunContext) -> dict[str, Any]:
     """The preset, its size and the restore box; returns the :class:`PresetRun` fields."""
-    name = links.bound(st.selectbox, "Experiment", presets.NAMES, key=NAME_KEY, format_func=title,
+    name = links.bound(st.selectbox, "Experiment", presets.names(), key=NAME_KEY, format_func=title,
                        on_change=quick_size, help="Every synthetic table and figure of the two papers.")
     p = presets.get(name)
     full = links.bound(st.checkbox, f"Paper size: {p.full_seeds} seeds × T = {p.full_T:,}", key=FULL_KEY,

@@ -67,11 +67,11 @@ def run(args: argparse.Namespace) -> int:
     from . import presets
 
     if args.list:
-        for p in presets.PRESETS.values():
+        for p in presets.every().values():
             print(p.line())
         return 0
     if args.preset is None:
-        raise CliError("error: give --list, or --preset NAME with NAME one of " + ", ".join(presets.NAMES))
+        raise CliError("error: give --list, or --preset NAME with NAME one of " + ", ".join(presets.names()))
     out_dir = check_out_dir(args.out)
     outputs.check_file(args.report, "--report", (".html", ".htm"))
     options = clikit.distributed_options(args)

@@ -148,7 +148,7 @@ def section(runs: Path, run: presets.PresetRun, png_dir: Path | None = None) -> 
 def overview(runs: Path) -> list[str]:
     """One row per preset: its artefact, size, each claim's verdict at paper size (or how far the run got) and time."""
     rows = []
-    for name in presets.NAMES:
+    for name in presets.names():
         p, run = presets.get(name), presets.PresetRun.full(name)
         folder = runs / name / "cells"
         result = resume.load(run, folder) if folder.exists() else None
@@ -175,11 +175,11 @@ def main(argv: list[str]) -> int:
     if png_dir is not None:
         png_dir.mkdir(parents=True, exist_ok=True)
     print("\n".join(overview(runs)))
-    for name in presets.NAMES:
+    for name in presets.names():
         print("\n".join(section(runs, presets.PresetRun.full(name), png_dir)))
     for folder in sorted(runs.glob("*-T*/cells")):
         name, T = folder.parent.name.rsplit("-T", 1)
-        if name in presets.PRESETS and T.isdigit():
+        if name in presets.every() and T.isdigit():
             run = presets.PresetRun(name, seeds=presets.get(name).full_seeds, T=int(T))
             print("\n".join(section(runs, run, png_dir)))
     return 0

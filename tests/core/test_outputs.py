@@ -16,8 +16,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from safebandit_core import cli, clikit, export, outputs, preset_cli, presets, sweep
+from safebandit_core import cli, clikit, export, outputs, preset_cli, sweep
 from safebandit_core.conservative import cli as conservative_cli
+from safebandit_core.dose.settings import S000_BASE
 from safebandit_core.meanvar import cli as meanvar_cli
 
 TINY = ["--T", "50", "--seeds", "1", "--device", "cpu"]
@@ -25,7 +26,7 @@ TINY = ["--T", "50", "--seeds", "1", "--device", "cpu"]
 
 def sweep_file(tmp_path: Path) -> Path:
     """A valid two-cell sweep settings file (never run by the tests that refuse the target)."""
-    spec = sweep.SweepSpec("dose", dataclasses.replace(presets.S000_BASE, T=100, seeds=1), xs=(0.1, 0.2))
+    spec = sweep.SweepSpec("dose", dataclasses.replace(S000_BASE, T=100, seeds=1), xs=(0.1, 0.2))
     path = tmp_path / "sweep.json"
     path.write_text(json.dumps(export.settings_dict(spec)))
     return path

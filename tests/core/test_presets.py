@@ -11,7 +11,7 @@ import zipfile
 import numpy as np
 import pytest
 
-from safebandit_core import cli, export, jsondoc, presets, sweep
+from safebandit_core import cli, export, jsondoc, presets, scenarios, sweep
 from safebandit_core.dose.settings import DoseSettings
 from safebandit_core.meanvar.settings import MVSettings
 from safebandit_core.settings import SettingsError, to_json
@@ -51,7 +51,8 @@ def cmab() -> presets.PresetResult:
 
 
 def test_presets_hold_the_papers_settings():
-    p = presets.PRESETS
+    p = presets.every()
+    assert presets.names() == tuple(KINDS), "each paper's tables, then its figures in their order"
     assert {n: q.kind for n, q in p.items()} == KINDS
     assert all(s.kind == q.kind for q in p.values() for s in q.sweeps)
     t1 = p["s000-table1"]
@@ -76,10 +77,10 @@ def test_presets_hold_the_papers_settings():
         9, 9, 9, 27]
     for preset in p.values():
         assert preset.choices, f"{preset.name} must document what the paper leaves open"
-        assert preset.claims and all(c.check in presets.CHECKS for c in preset.claims)
+        assert preset.claims and all(c.check in presets.checks() for c in preset.claims)
         for spec in preset.sweeps:
             spec.validate()
-        if preset.paper == presets.ONESIZE:
+        if preset.paper == scenarios.ONE_SIZE:
             assert (preset.full_seeds, preset.full_T) == (50, 100_000)
 
 
@@ -164,7 +165,7 @@ def test_load_settings_recognises_every_kind_and_names_problems():
 def test_cli_list_and_bad_input(capsys):
     assert cli.main(["replay", "--list"]) == 0
     lines = capsys.readouterr().out.strip().splitlines()
-    assert len(lines) == len(presets.PRESETS) and all(line.split()[0] in presets.PRESETS for line in lines)
+    assert len(lines) == len(presets.every()) and all(line.split()[0] in presets.every() for line in lines)
     for argv, flag, allowed in ((["--preset", "nope"], "--preset", "s000-table1"), (["--preset", "s000-fig2",
                                 "--seeds", "0"], "--seeds", "[1, 1000]"), (["--preset", "s000-fig2", "--T", "3"],
                                 "--T", "[10, 1000000]"), (["--preset", "s000-fig2", "--precision", "half"],

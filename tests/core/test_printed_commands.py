@@ -27,6 +27,7 @@ import pytest
 from safebandit_core import cli, clikit, export, jsondoc, presets, sweep
 from safebandit_core.battery import BatteryReplaySettings
 from safebandit_core.battery import cli as battery_cli
+from safebandit_core.dose.settings import S000_BASE
 from safebandit_ui import registry, tools, warmup
 from tests.conftest import ROOT
 
@@ -103,7 +104,7 @@ def page_commands() -> list[list[str]]:
     assert all(lines), "a model page shows no command line"
     battery = BatteryReplaySettings(dim=16, base_seed=0, T=200, seeds=1)
     lines += [battery_cli.rerun_command(battery, tau) for tau in battery.taus]
-    lines += [tools.preset_command(presets.PresetRun(preset=name, seeds=1, T=200), "cpu") for name in presets.NAMES
+    lines += [tools.preset_command(presets.PresetRun(preset=name, seeds=1, T=200), "cpu") for name in presets.names()
               if name.startswith("s000-table1")]
     lines.append(tools.sweep_command("sweep.json"))
     return [c for line in lines for c in commands_in(line)]
@@ -135,7 +136,7 @@ def zip_readme(data: bytes) -> str:
 
 
 def small_sweep() -> sweep.SweepSpec:
-    return sweep.SweepSpec("dose", dataclasses.replace(presets.S000_BASE, T=200, seeds=1), xs=(0.1, 0.5))
+    return sweep.SweepSpec("dose", dataclasses.replace(S000_BASE, T=200, seeds=1), xs=(0.1, 0.5))
 
 
 @pytest.fixture

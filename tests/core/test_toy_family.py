@@ -9,7 +9,7 @@ import shlex
 
 import pytest
 
-from safebandit_core import cli, export, families, jsondoc, sweep
+from safebandit_core import cli, export, families, jsondoc, presets, sweep
 from safebandit_core.settings import to_dict, to_json
 from safebandit_ui import registry, warmup
 from tests.core import test_conformance as conformance
@@ -53,6 +53,19 @@ def test_a_registered_family_sweeps(toy):
     last = cells[(cells["p0"] == 0.4) & (cells["p1"] == 0.7)]
     assert last["cum_regret_mean"].tolist() == pytest.approx(single["cum_regret_mean"].tolist(), rel=1e-9)
     assert cli.command_for(spec) == "python -m safebandit_core sweep --settings settings.json --json"
+
+
+def test_a_registered_familys_presets_are_found_beside_its_settings(toy):
+    """``tests/toy/presets.py`` is read because the family is registered, and runs and gives its verdict like a
+    paper's preset; unregistered, the family's presets are gone again."""
+    assert presets.names()[-1] == "toy-gap" and "toy_greedy_wins" in presets.checks()
+    result = presets.run_preset(presets.PresetRun.quick("toy-gap"))
+    table = presets.claim_table(result)
+    assert table["claim"].tolist() == ["T1"] and table["verdict"].tolist() == [presets.CONSISTENT]
+    assert len(result.cell_summary()) == 2 * 2
+    families.unregister(FAMILY.kind)
+    assert "toy-gap" not in presets.names()
+    families.register(FAMILY)
 
 
 def test_a_registered_family_exports_and_restores(toy):

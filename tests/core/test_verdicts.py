@@ -11,7 +11,9 @@ import re
 import pandas as pd
 import pytest
 
-from safebandit_core import cli, clikit, preset_cli, presets
+from safebandit_core import cli, clikit, preset_cli, presets, theory
+from safebandit_core.conservative import presets as conservative_presets
+from safebandit_core.dose import presets as dose_presets
 from tests.conftest import ROOT
 
 SEED_NAME = re.compile(r"seed[ _-]?00[01]", re.IGNORECASE)
@@ -28,17 +30,17 @@ def rates(values: list[float], hi: float | None = None, delta: float = 0.01) -> 
 def test_c1_counts_rows_against_the_papers_band_and_states_its_tolerance():
     hp = rates([0.0001, 0.0003, 0.0002, 0.0004], hi=0.002)
     oe = rates([0.14, 0.20, 0.25, 0.28])  # two within 12–23 %, two above, all within what the verdict accepts
-    v = presets.violation_verdict(hp, oe, 10_000, HP, OE)
+    v = dose_presets.violation_verdict(hp, oe, 10_000, HP, OE)
     assert v.verdict == presets.CONSISTENT
     assert "2 within, 2 above of 4 rows" in v.ours and "12 % – 23 %" in v.ours
     assert "10 % – 30 %" in v.why and "≤ 0.1 %" in v.why  # the tolerance the verdict used, in its words
 
-    outside = presets.violation_verdict(hp, rates([0.14, 0.35]), 10_000, HP, OE)
+    outside = dose_presets.violation_verdict(hp, rates([0.14, 0.35]), 10_000, HP, OE)
     assert outside.verdict == presets.INCONSISTENT and "outside 10 % – 30 %" in outside.why
     assert "1 within, 1 above" in outside.ours
-    hp_bad = presets.violation_verdict(rates([0.0001, 0.002]), oe, 10_000, HP, OE)
+    hp_bad = dose_presets.violation_verdict(rates([0.0001, 0.002]), oe, 10_000, HP, OE)
     assert hp_bad.verdict == presets.INCONSISTENT and "HPC-UCB above 0.1 %" in hp_bad.why
-    early = presets.violation_verdict(hp, rates([0.05, 0.15]), 1000, HP, OE)
+    early = dose_presets.violation_verdict(hp, rates([0.05, 0.15]), 1000, HP, OE)
     assert early.verdict == presets.NOT_SHOWN and "1 below" in early.ours
 
 
@@ -60,21 +62,22 @@ def test_c5_tests_the_papers_claim_not_the_baselines_growth():
     flat = n0([3994.0, 2100.0], [3994.0, 2100.0])
     # The false verdict of before: the baseline levelled off too (ratio 1.0), which the paper does not deny.
     base_flat = n0([76_000.0, 50_000.0], [76_368.0, 50_100.0])
-    v = presets.default_pulls_verdict(flat, base_flat, "ConUCB", short=False)
+    v = conservative_presets.default_pulls_verdict(flat, base_flat, "ConUCB", short=False)
     assert v.verdict == presets.CONSISTENT, v
     assert "1.00–1.00" in v.ours and "3,047 vs ConUCB 63,234" in v.ours
     assert "10 %" in v.why and "below ConUCB's in every cell" in v.why
 
-    more = presets.default_pulls_verdict(flat, n0([100.0, 3000.0], [200.0, 5000.0]), "ConUCB", short=False)
+    more = conservative_presets.default_pulls_verdict(flat, n0([100.0, 3000.0], [200.0, 5000.0]), "ConUCB", short=False)
     assert more.verdict == presets.INCONSISTENT and "1 of 2 cells" in more.why
 
     growing = n0([1000.0, 2000.0], [1500.0, 2050.0])  # the first cell grew by 50 %
-    assert presets.default_pulls_verdict(growing, base_flat, "ConUCB", short=True).verdict == presets.NOT_SHOWN
-    late = presets.default_pulls_verdict(growing, base_flat, "ConUCB", short=False)
+    short = conservative_presets.default_pulls_verdict(growing, base_flat, "ConUCB", short=True)
+    assert short.verdict == presets.NOT_SHOWN
+    late = conservative_presets.default_pulls_verdict(growing, base_flat, "ConUCB", short=False)
     assert late.verdict == presets.INCONSISTENT and "1 of 2 cells" in late.why and "1.50" in late.ours
 
     few = n0([2.0], [3.0])  # one more pull on a tiny count still counts as levelled off
-    assert presets.default_pulls_verdict(few, None, None, short=False).verdict == presets.CONSISTENT
+    assert conservative_presets.default_pulls_verdict(few, None, None, short=False).verdict == presets.CONSISTENT
 
 
 def summary_rows(values: dict[str, float]) -> pd.DataFrame:
@@ -134,10 +137,10 @@ def test_no_user_visible_string_of_the_core_names_a_paper_by_seed_number():
 
 
 def test_the_theory_overlay_flags_a_slope_far_from_a_half_and_says_where_it_goes():
-    note = presets.slope_note(0.70, 4000)
+    note = theory.slope_note(0.70, 4000)
     assert note is not None and "0.70 at T = 4,000" in note and "burn-in" in note
     assert "0.56 at T = 10,000" in note and "d = 5" in note
-    assert presets.slope_note(0.56, 10_000) is None and presets.slope_note(0.45, 10_000) is None
-    low = presets.slope_note(0.30, 10_000)
+    assert theory.slope_note(0.56, 10_000) is None and theory.slope_note(0.45, 10_000) is None
+    low = theory.slope_note(0.30, 10_000)
     assert low is not None and "below ½" in low and "upper bound" in low
-    assert "No slope" in presets.slope_note(float("nan"), 1000)
+    assert "No slope" in theory.slope_note(float("nan"), 1000)

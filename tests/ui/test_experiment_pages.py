@@ -9,7 +9,7 @@ import json
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from safebandit_core import presets, sweep
+from safebandit_core import presets, sweep, theory
 from safebandit_core.meanvar.settings import MVSettings
 from tests.ui.helpers import charts, download_labels, errors, open_page, uploader
 
@@ -148,7 +148,7 @@ def test_theory_page_fits_the_slope_and_runs_each_horizon():
     assert set(got) == {"theory_loglog", "theory_horizons"}
     fit = next(d["name"] for d in got["theory_loglog"]["data"] if d["name"].startswith("HPC-UCB fit: slope"))
     slope = float(fit.split("slope")[1].split()[0])
-    note = presets.slope_note(slope, 1000)  # the flag matches the slope drawn (a burn-in at T = 1,000, or none)
+    note = theory.slope_note(slope, 1000)  # the flag matches the slope drawn (a burn-in at T = 1,000, or none)
     assert [i.value for i in at.info] == ([] if note is None else [note])
     text = text_of(at)
     assert "near ½ (slightly above, from the log factors)" in text and "near or below" not in text
