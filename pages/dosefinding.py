@@ -18,19 +18,13 @@ from typing import Any
 import streamlit as st
 
 from safebandit_core.dosefinding import api, bandit, scenarios, table
+from safebandit_core.dosefinding import cli as dfcli
 from safebandit_core.dosefinding.designs import DESIGNS
 from safebandit_core.dosefinding.table import NAMES
 from safebandit_core.settings import SettingsError
 from safebandit_core.viz import dosefinding as vdf
 from safebandit_ui import forms, links, pagekit, shell
 
-STANDARD: dict[str, tuple[tuple[float, ...], float]] = {
-    "Six doses, the right dose is the 4th (target 0.3)": ((0.05, 0.10, 0.20, 0.30, 0.45, 0.60), 0.30),
-    "Five doses, the right dose is the 2nd (target 0.25)": ((0.10, 0.25, 0.40, 0.55, 0.70), 0.25),
-    "Five doses, the right dose is the top one (target 0.3)": ((0.02, 0.05, 0.10, 0.18, 0.30), 0.30),
-    "Five doses, all too toxic (target 0.3)": ((0.45, 0.55, 0.65, 0.75, 0.85), 0.30),
-}
-"""Scenarios of the kind published operating-characteristics tables use: the true chance of a DLT at each dose."""
 SOURCES = ("Chances of a DLT per dose", "The dose model's patients")
 DEFAULT_TRIALS = 2000
 DEFAULT_BANDIT_TRIALS = 250
@@ -44,8 +38,8 @@ def _text(values: tuple[float, ...]) -> str:
 
 def fill_standard() -> None:
     """The scenario picker's callback: write the chosen scenario's chances and target into their boxes."""
-    p, target = STANDARD[st.session_state["scenario"]]
-    st.session_state["truth"], st.session_state["target"] = _text(p), target
+    chosen = scenarios.STANDARD[st.session_state["scenario"]]
+    st.session_state["truth"], st.session_state["target"] = _text(chosen.truth), chosen.target
 
 
 def parse_truth(text: str) -> tuple[float, ...]:
@@ -67,13 +61,14 @@ def controls(ctx: shell.RunContext) -> dict[str, Any]:
                               help="Either the true chance of a DLT at each dose, as published tables give it, or "
                                    "patients of the dose model, where HPC-UCB doses them too.")
     if v["source"] == SOURCES[0]:
-        first = next(iter(STANDARD))
-        links.bound(st.selectbox, "Standard scenario", list(STANDARD), key="scenario", on_change=fill_standard,
+        first = next(iter(scenarios.STANDARD.values()))
+        links.bound(st.selectbox, "Standard scenario", list(scenarios.STANDARD), key="scenario",
+                    format_func=lambda name: scenarios.STANDARD[name].title, on_change=fill_standard,
                     help="Fills in the chances and the target of a scenario of the kind published tables use.")
-        v["truth"] = links.bound(st.text_input, "Chance of a DLT at each dose", _text(STANDARD[first][0]), 200,
+        v["truth"] = links.bound(st.text_input, "Chance of a DLT at each dose", _text(first.truth), 200,
                                  key="truth",
                                  help="Lowest dose first, increasing, each in [0, 1], separated by commas.")
-        v["target"] = links.bound(st.number_input, "Target DLT rate φ", 0.0, 1.0, STANDARD[first][1], 0.05, "%.2f",
+        v["target"] = links.bound(st.number_input, "Target DLT rate φ", 0.0, 1.0, first.target, 0.05, "%.2f",
                                   key="target", help="The DLT rate the MTD should have, in (0, 1).")
     else:
         v["K"] = links.bound(st.number_input, "Doses K", 1, scenarios.MAX_DOSES, 5, 1, key="K",
@@ -151,6 +146,21 @@ def scenario_words(res: api.DoseFindingResult, both: bandit.BanditComparison | N
             f"{right}.{where}")
 
 
+def rerun(v: dict[str, Any], res: api.DoseFindingResult, both: bandit.BanditComparison | None) -> None:
+    """How to get these same trials outside the page: the command (chances per dose) or the Python call (the dose
+    model's patients, which HPC-UCB's own stream draws)."""
+    with st.expander("Run these trials again outside the app", icon=":material/terminal:"):
+        if both is None:
+            st.markdown("From a terminal in the project's folder, with the same settings and seed: the numbers above, "
+                        "exactly, as JSON (leave out `--json` for a table).")
+            st.code(dfcli.rerun_command(res.truth, res.target, res.cohort, res.cohorts, res.trials, res.seed),
+                    language="bash")
+        else:
+            st.markdown("In Python, with the same settings and seed: the designs and HPC-UCB on the same patients.")
+            st.code(bandit.call_line(v["K"], v["tau"], v["kappa_c"], v["d"], v["delta"], v["cohort"], v["cohorts"],
+                                     v["trials"], v["seed"]), language="python")
+
+
 def main() -> None:
     """The page."""
     ctx, v = pagekit.page_start(
@@ -193,6 +203,7 @@ def main() -> None:
     st.download_button("Operating characteristics (CSV)", table.csv_table(frame).to_csv(index=False),
                        "dose_finding.csv", "text/csv", on_click="ignore", icon=":material/table:",
                        key="dosefinding_csv")
+    rerun(v, res, both)
 
     st.subheader("One trial, patient by patient")
     longest = res.tolerances.shape[1]

@@ -168,6 +168,16 @@ class BanditComparison:
         return self.alpha[trial], self.cost[trial] > self.settings.tau
 
 
+def call_line(K: int, tau: float, kappa_c: float, d: int, delta: float, cohort: int, cohorts: int, trials: int,
+              seed: int) -> str:
+    """The Python lines that run the same comparison (:func:`compare`): the dose model's patients are drawn by the
+    bandit's own stream, so no command-line flag set gives them."""
+    return ("from safebandit_core.dosefinding import bandit\n\n"
+            f"both = bandit.compare(K={int(K)}, tau={float(tau)!r}, kappa_c={float(kappa_c)!r}, d={int(d)}, "
+            f"delta={float(delta)!r}, cohort={int(cohort)}, cohorts={int(cohorts)}, trials={int(trials)}, "
+            f"seed={int(seed)})\nprint(both.figures['hpucb'])")
+
+
 def compare(K: int = 5, tau: float = 0.25, kappa_c: float = 0.3, d: int = 5, delta: float = 0.3, cohort: int = 3,
             cohorts: int = 10, trials: int = 1000, seed: int = 0, designs: Sequence[str] = DESIGNS,
             g: str = "linear", kappa_r: float = 0.3) -> BanditComparison:

@@ -1,6 +1,7 @@
 """``python -m safebandit_core dosefinding``: operating characteristics of 3+3, BOIN and CRM from the command line.
 
-The scenario is a truth vector (``--truth``, ``--target``) or the heteroscedastic dose model's settings
+The scenario is a shipped standard one (``--scenario NAME``), a truth vector (``--truth``, ``--target``) or the
+heteroscedastic dose model's settings
 (``--from-dose`` with ``--K --tau --kappa-c --d --delta`` and the curve; the target is then δ). With
 ``--json`` one object of the shared schema (:mod:`safebandit_core.jsondoc`: one row per design, ``T`` = N,
 ``seeds`` = trials); with one ``--design`` its figures are also at the top level.
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 import argparse
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from .. import clikit, jsondoc
@@ -23,13 +24,14 @@ from .designs import DESIGNS, LABELS
 
 HELP = "Phase-I dose finding: 3+3, BOIN and CRM over many simulated trials (operating characteristics)."
 
-DEFAULT_TRUTH = "0.05,0.1,0.2,0.3,0.45,0.6"
-DEFAULT_TARGET = 0.3
+DEFAULT_SCENARIO = next(iter(scenarios.STANDARD.values()))
+DEFAULT_TRUTH = ",".join(f"{v:g}" for v in DEFAULT_SCENARIO.truth)
+DEFAULT_TARGET = DEFAULT_SCENARIO.target
 DEFAULT_K = 5
 FLAGS = {"designs": "--design", "boin_stop_at": "--boin-stop-at"}
 """Fields whose flag is not their name with dashes."""
-OWN_KEYS = ("design", "designs", "truth", "target", "cohort", "cohorts", "N", "seed", "true_mtd", "skeleton",
-            "lambda_e", "lambda_d", "escalate", "deescalate", "eliminate", "dose_model", *oc.FIGURES)
+OWN_KEYS = ("design", "designs", "scenario", "truth", "target", "cohort", "cohorts", "N", "seed", "true_mtd",
+            "skeleton", "lambda_e", "lambda_d", "escalate", "deescalate", "eliminate", "dose_model", *oc.FIGURES)
 _DOSE = DoseSettings()
 
 
@@ -56,6 +58,9 @@ def _integer(text: str) -> int:
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """Flags of the ``dosefinding`` command."""
     p.add_argument("--design", default="all", choices=(*DESIGNS, "all"), help="which design to run (default all)")
+    p.add_argument("--scenario", default=None, choices=tuple(scenarios.STANDARD),
+                   help="a shipped standard scenario (its truth and target): " + "; ".join(
+                       f"{s.name}: {s.title}" for s in scenarios.STANDARD.values()) + " (default: not given)")
     p.add_argument("--truth", default=None,
                    help=f"true DLT probability of each dose, comma-separated, strictly increasing in [0, 1] "
                         f"(default {DEFAULT_TRUTH})")
@@ -150,6 +155,11 @@ def _dose_truth(args: argparse.Namespace) -> tuple[list[float], dict[str, Any]]:
 def _inputs(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, Any] | None]:
     """The keyword arguments of :func:`.api.simulate` from the flags, and the dose model's settings (or None)."""
     model = None
+    if args.scenario is not None:
+        for flag, value in (("--truth", args.truth), ("--target", args.target), ("--from-dose", args.from_dose)):
+            if value:
+                raise clikit.CliError(f"error: {flag} cannot be combined with --scenario (the scenario gives the "
+                                      "truth and the target)")
     if args.from_dose:
         for flag, value in (("--truth", args.truth), ("--target", args.target)):
             if value is not None:
@@ -162,8 +172,10 @@ def _inputs(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, Any] | 
         if given:
             raise clikit.CliError(f"error: {given[0]} describes the dose model: it needs --from-dose (or give the "
                                   "truth with --truth)")
-        truth = _probabilities("--truth", args.truth or DEFAULT_TRUTH, "in [0, 1]")
-        target = DEFAULT_TARGET if args.target is None else args.target
+        chosen = scenarios.STANDARD.get(args.scenario or "", DEFAULT_SCENARIO)
+        truth = (list(chosen.truth) if args.scenario else
+                 _probabilities("--truth", args.truth or DEFAULT_TRUTH, "in [0, 1]"))
+        target = chosen.target if args.scenario or args.target is None else args.target
     skeleton = None if args.skeleton is None else _probabilities("--skeleton", args.skeleton, "in (0, 1)")
     kwargs = {"truth": truth, "target": target, "cohort": args.cohort, "cohorts": args.cohorts,
               "trials": args.trials, "seed": args.seed, "designs": DESIGNS if args.design == "all" else (args.design,),
@@ -173,7 +185,16 @@ def _inputs(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, Any] | 
     return kwargs, model
 
 
-def document(res: DoseFindingResult, design: str, model: dict[str, Any] | None) -> dict[str, Any]:
+def rerun_command(truth: Sequence[float], target: float, cohort: int, cohorts: int, trials: int, seed: int) -> str:
+    """The command line that runs the same trials of the three designs (every flag given, so that a default of the
+    command that differs from the page's changes nothing)."""
+    return clikit.command_line("dosefinding", {
+        "--truth": ",".join(f"{float(v):g}" for v in truth), "--target": float(target), "--cohort": int(cohort),
+        "--cohorts": int(cohorts), "--trials": int(trials), "--seed": int(seed), "--json": True})
+
+
+def document(res: DoseFindingResult, design: str, model: dict[str, Any] | None,
+             scenario: str | None = None) -> dict[str, Any]:
     """The ``--json`` object: the shared envelope, one row per design, the scenario and the designs' own numbers."""
     rows = [{"policy": name, "label": LABELS[name], **res.characteristics[name]} for name in res.designs]
     extra: dict[str, Any] = {"design": design, "designs": list(res.designs), "truth": res.truth.tolist(),
@@ -181,6 +202,8 @@ def document(res: DoseFindingResult, design: str, model: dict[str, Any] | None) 
                              "seed": res.seed, "true_mtd": res.true_mtd}
     if model is not None:
         extra["dose_model"] = model
+    if scenario is not None:
+        extra["scenario"] = scenario
     if "crm" in res.designs:
         extra["skeleton"] = res.skeleton.tolist()
     if "boin" in res.designs:
@@ -224,7 +247,7 @@ def run(args: argparse.Namespace) -> int:
     except SettingsError as err:
         raise clikit.CliError(clikit.settings_error_line(err, FLAGS)) from None
     if args.json:
-        clikit.emit(document(res, args.design, model), True)
+        clikit.emit(document(res, args.design, model, args.scenario), True)
     else:
         for line in table(res):
             print(line)

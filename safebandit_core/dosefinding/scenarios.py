@@ -9,6 +9,7 @@ heteroscedastic dose model (ALGORITHMS.md §1): K doses ``α_j = j/K``, a DLT at
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -17,6 +18,29 @@ from scipy import integrate, special, stats
 from ..dose import curves
 
 MAX_DOSES = 20
+
+
+@dataclasses.dataclass(frozen=True)
+class Standard:
+    """A scenario of the kind published operating-characteristics tables use: its name (for the command line and
+    links), its words, the true chance of a DLT at each dose and the target φ."""
+
+    name: str
+    title: str
+    truth: tuple[float, ...]
+    target: float
+
+
+STANDARD: dict[str, Standard] = {s.name: s for s in (
+    Standard("mtd-4-of-6", "Six doses, the right dose is the 4th (target 0.3)",
+             (0.05, 0.10, 0.20, 0.30, 0.45, 0.60), 0.30),
+    Standard("mtd-2-of-5", "Five doses, the right dose is the 2nd (target 0.25)", (0.10, 0.25, 0.40, 0.55, 0.70), 0.25),
+    Standard("mtd-top-of-5", "Five doses, the right dose is the top one (target 0.3)",
+             (0.02, 0.05, 0.10, 0.18, 0.30), 0.30),
+    Standard("all-too-toxic", "Five doses, all too toxic (target 0.3)", (0.45, 0.55, 0.65, 0.75, 0.85), 0.30),
+)}
+"""The shipped standard scenarios by name, the first the default (``dosefinding --scenario NAME``, the page's
+picker)."""
 
 
 def _exceed(z: float, kappa_c: float, d: int) -> float:

@@ -7,11 +7,12 @@ from __future__ import annotations
 import json
 from types import SimpleNamespace
 
+import numpy as np
 import pytest
 
 from safebandit_core import cli as router
 from safebandit_core import jsondoc
-from safebandit_core.dosefinding import oc, rules
+from safebandit_core.dosefinding import oc, rules, scenarios
 from tests.support import only_command
 
 SCENARIO = ["--target", "0.3", "--truth", "0.05,0.1,0.2,0.3,0.45,0.6", "--cohort", "3", "--cohorts", "10",
@@ -77,6 +78,27 @@ def test_from_dose_derives_the_truth_and_takes_delta_as_the_target(cli):
     assert doc["target"] == 0.2 and doc["dose_model"]["tau"] == 0.25 and doc["true_mtd"] == 3
 
 
+@pytest.mark.parametrize("name", list(scenarios.STANDARD))
+def test_a_standard_scenario_runs_by_name_as_its_truth_and_target_do(cli, name):
+    """``--scenario NAME`` is the same run as its chances and target typed in, and the JSON names it."""
+    chosen = scenarios.STANDARD[name]
+    by_name = json.loads(cli("--scenario", name, "--trials", "60", "--json").stdout)
+    typed = json.loads(cli("--truth", ",".join(map(str, chosen.truth)), "--target", str(chosen.target),
+                           "--trials", "60", "--json").stdout)
+    assert by_name["scenario"] == name and "scenario" not in typed
+    assert by_name["rows"] == typed["rows"] and by_name["truth"] == list(chosen.truth)
+    assert by_name["true_mtd"] == scenarios.true_mtd(np.asarray(chosen.truth), chosen.target)
+
+
+def test_the_standard_scenarios_say_which_dose_is_right():
+    """Each title names the true MTD the chances give (CLINICAL.md: the dose closest to φ; none above 1.4φ)."""
+    words = {1: "1st", 2: "2nd", 3: "3rd", 4: "4th"}
+    for s in scenarios.STANDARD.values():
+        mtd = scenarios.true_mtd(np.asarray(s.truth), s.target)
+        said = ("all too toxic" if mtd == 0 else "the top one" if mtd == len(s.truth) else words[mtd])
+        assert said in s.title and f"target {s.target:g}" in s.title, s
+
+
 def test_the_table_is_aligned_and_readable(cli):
     res = cli(*SCENARIO)
     assert res.returncode == 0, res.stderr
@@ -105,6 +127,9 @@ def test_the_table_is_aligned_and_readable(cli):
     (["--from-dose", "--tau", "-1"], "--tau", "> 0"),
     (["--from-dose", "--truth", "0.1,0.2"], "--truth", "cannot be combined with --from-dose"),
     (["--kappa-c", "0.2"], "--kappa-c", "needs --from-dose"),
+    (["--scenario", "mtd-2-of-5", "--target", "0.3"], "--target", "cannot be combined with --scenario"),
+    (["--scenario", "mtd-2-of-5", "--from-dose"], "--from-dose", "cannot be combined with --scenario"),
+    (["--scenario", "mtd-9"], "--scenario", "choose from"),
     (["--from-dose", "--g", "cubic"], "--g", "one of linear, power, emax"),
     (["--from-dose", "--tau", "2", "--kappa-c", "0"], "--from-dose", "not strictly increasing"),
 ])

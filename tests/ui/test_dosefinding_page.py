@@ -3,6 +3,9 @@ link move them, bad input is one error naming the field, and one trial's path is
 
 from __future__ import annotations
 
+import json
+import shlex
+
 import numpy as np
 import pytest
 
@@ -72,9 +75,36 @@ def test_changing_a_control_changes_the_charts():
 
 def test_a_standard_scenario_fills_in_the_chances_and_the_target():
     at = open_page(PAGE, SMALL)
-    at.selectbox(key="scenario").set_value("Five doses, all too toxic (target 0.3)").run()
+    at.selectbox(key="scenario").set_value("all-too-toxic").run()
     assert at.text_input(key="truth").value == "0.45, 0.55, 0.65, 0.75, 0.85"
     assert table(at)["3+3"]["right dose chosen %"].startswith(table(at)["3+3"]["no dose chosen %"])
+
+
+def test_the_command_shown_runs_the_same_trials(capfd, monkeypatch):
+    """The command under the table, run as it is shown, gives the page's numbers: every setting travels in it (the
+    page's 700 trials and seed 3 are not the command's defaults)."""
+    from safebandit_core import cli
+
+    at = open_page(PAGE, {"trials": 700, "base_seed": 3, "truth": "0.1, 0.25, 0.4, 0.55, 0.7", "target": 0.25})
+    (line,) = [c.value for c in at.code if "safebandit_core dosefinding" in c.value]
+    capfd.readouterr()
+    assert cli.main(shlex.split(line)[3:]) == 0
+    doc = json.loads(capfd.readouterr().out)
+    res = api.simulate((0.1, 0.25, 0.4, 0.55, 0.7), 0.25, 3, 10, 700, 3)
+    assert doc["seeds"] == 700 and doc["seed"] == 3
+    for row in doc["rows"]:
+        c = res.characteristics[row["policy"]]
+        assert row["select_pct"] == c["select_pct"] and row["pcs"] == c["pcs"], row["policy"]
+        assert f"{c['pcs']:.1f}" in table(at)[row["label"]]["right dose chosen %"]
+
+
+def test_with_the_dose_models_patients_the_python_call_is_shown():
+    at = open_page(PAGE, {"source": "The dose model's patients", "trials": 40})
+    (code,) = [c.value for c in at.code if "bandit.compare(" in c.value]
+    assert "trials=40" in code and "tau=0.25" in code and "seed=0" in code
+    namespace: dict = {}
+    exec(code.replace("print(", "shown = ("), namespace)
+    assert namespace["shown"] == bandit.compare(5, 0.25, 0.3, 5, 0.3, 3, 10, 40, 0).figures["hpucb"]
 
 
 @pytest.mark.parametrize(("truth", "words"), [("0.1, 0.5, 0.3", "strictly increasing"), ("0.1, 1.5", "in [0, 1]"),
