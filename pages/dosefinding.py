@@ -2,7 +2,7 @@
 them when the patients come from the dose model.
 
 Widgets (each bound to the link) → :func:`safebandit_core.dosefinding.simulate` or
-:func:`safebandit_core.dosefinding.bandit.compare` (cached per settings for every session of the server) → bars of
+:func:`safebandit_core.dosefinding.bandit.compare` (in the server's shared store, within its cap on one run) → bars of
 the doses chosen and of the patients per dose, the operating characteristics with their CSV, and one trial's
 patients dose by dose.
 """
@@ -23,13 +23,11 @@ from safebandit_core.dosefinding.designs import DESIGNS
 from safebandit_core.dosefinding.table import NAMES
 from safebandit_core.settings import SettingsError
 from safebandit_core.viz import dosefinding as vdf
-from safebandit_ui import forms, links, pagekit, shell
+from safebandit_ui import forms, links, live, pagekit, shell, store
 
 SOURCES = ("Chances of a DLT per dose", "The dose model's patients")
 DEFAULT_TRIALS = 2000
 DEFAULT_BANDIT_TRIALS = 250
-CACHE = 16
-"""Runs kept for every session of the server (settings → result), the least recently used dropped."""
 
 
 def _text(values: tuple[float, ...]) -> str:
@@ -92,29 +90,35 @@ def controls(ctx: shell.RunContext) -> dict[str, Any]:
     return v
 
 
-@st.cache_data(max_entries=CACHE, show_spinner="Simulating the trials…")
-def designs_run(truth: tuple[float, ...], target: float, cohort: int, cohorts: int, trials: int,
-                seed: int) -> api.DoseFindingResult:
-    """The three designs on the same trials, computed once per settings for every session."""
-    return api.simulate(truth, target, cohort, cohorts, trials, seed)
-
-
-@st.cache_data(max_entries=CACHE, show_spinner="Simulating the trials and HPC-UCB on the same patients…")
-def bandit_run(K: int, tau: float, kappa_c: float, d: int, delta: float, cohort: int, cohorts: int, trials: int,
-               seed: int) -> bandit.BanditComparison:
-    """HPC-UCB and the designs on the dose model's patients, computed once per settings for every session."""
-    return bandit.compare(K, tau, kappa_c, d, delta, cohort, cohorts, trials, seed)
-
-
-def run(v: dict[str, Any]) -> tuple[api.DoseFindingResult, bandit.BanditComparison | None]:
-    """The run of the settings ``v`` (a bad setting raises :class:`SettingsError` naming it)."""
-    if v["source"] == SOURCES[0]:
+def run(v: dict[str, Any], device_id: str | None) -> tuple[api.DoseFindingResult, bandit.BanditComparison | None]:
+    """The run of the settings ``v``, computed once per server in the shared store (bounded in bytes, as every
+    page's runs are); a bad setting, or a run larger than the server's cap on one run, raises
+    :class:`SettingsError` naming the field (with the largest number of trials allowed)."""
+    chances = v["source"] == SOURCES[0]
+    if chances:
         truth = parse_truth(v["truth"])
         api.check_inputs(truth, v["target"], v["cohort"], v["cohorts"], v["trials"], v["seed"], DESIGNS)
-        return designs_run(truth, float(v["target"]), v["cohort"], v["cohorts"], v["trials"], v["seed"]), None
-    both = bandit_run(v["K"], float(v["tau"]), float(v["kappa_c"]), v["d"], float(v["delta"]), v["cohort"],
-                      v["cohorts"], v["trials"], v["seed"])
-    return both.result, both
+        api.check_fits(len(truth), v["cohort"], v["cohorts"], v["trials"], device_id=device_id,
+                       limit=store.run_limit())
+        settings = {"truth": list(truth), "target": float(v["target"])}
+    else:
+        api.check_fits(v["K"], v["cohort"], v["cohorts"], v["trials"], device_id=device_id, limit=store.run_limit(),
+                       extra=bandit.extra_bytes(v["K"], v["cohort"], v["cohorts"]))
+        settings = {f: v[f] for f in ("K", "tau", "kappa_c", "d", "delta")}
+    settings.update({f: v[f] for f in ("cohort", "cohorts", "trials", "seed")})
+    key = store.key_of({"dosefinding": settings}, device_id or "")
+    size = v["trials"] * v["cohort"] * v["cohorts"]
+
+    def compute(tick: Any) -> tuple[api.DoseFindingResult, bandit.BanditComparison | None]:
+        if chances:
+            return api.simulate(settings["truth"], settings["target"], v["cohort"], v["cohorts"], v["trials"],
+                                v["seed"]), None
+        both = bandit.compare(v["K"], float(v["tau"]), float(v["kappa_c"]), v["d"], float(v["delta"]), v["cohort"],
+                              v["cohorts"], v["trials"], v["seed"])
+        return both.result, both
+
+    value, _, _ = live.shared(key, size * (len(DESIGNS) + (0 if chances else v["d"])), compute)
+    return value
 
 
 def patient_words(res: api.DoseFindingResult, both: bandit.BanditComparison | None, trial: int,
@@ -171,7 +175,7 @@ def main() -> None:
         "so far. Here the classic **3+3**, **BOIN** and the **CRM** run on exactly the same simulated patients, so "
         "every difference comes from the design.",
         "Dose finding", controls)
-    out = forms.settings_or_error(None, lambda: run(v))
+    out = forms.settings_or_error(None, lambda: run(v, ctx.device))
     if out is None:
         return
     res, both = out

@@ -26,6 +26,9 @@ MAX_COHORTS = 100
 MAX_TRIALS = 100_000
 MAX_DRAWS = 10_000_000
 """At most this many tolerances (trials × patients per trial): 80 MB of float64, and their doses beside them."""
+PEAK_FACTOR = 2.5
+"""A run's peak memory over what its result keeps (the device's arrays and their host copies while it computes;
+measured 1.2× for the designs and 2.1× with HPC-UCB at the largest sizes)."""
 ESTIMATES = ("plugin", "mean")
 """The CRM's estimate of ``p_j``: dfcrm's plug-in ``s_j^{exp(â)}`` (default) or the posterior mean."""
 
@@ -83,6 +86,28 @@ def check_inputs(truth: Sequence[float], target: float, cohort: int, cohorts: in
     if boin_stop_at is not None:
         check_int_range("boin_stop_at", boin_stop_at, 1)
     return p
+
+
+def kept_bytes(K: int, cohort: int, cohorts: int, trials: int, designs: int = len(DESIGNS)) -> int:
+    """What a result of :func:`simulate` keeps, in bytes: every patient's tolerance (float64) and each design's
+    doses per patient (int32), patients and DLTs per dose and its MTD per trial."""
+    U = patients_needed(K, cohort, cohorts)
+    return trials * U * 8 + designs * (trials * U * 4 + trials * K * 16 + trials * 8)
+
+
+def memory_bytes(K: int, cohort: int, cohorts: int, trials: int, designs: int = len(DESIGNS)) -> int:
+    """The estimate of a run's peak memory (:data:`PEAK_FACTOR` times :func:`kept_bytes`), which a server checks
+    against its cap on one run."""
+    return int(PEAK_FACTOR * kept_bytes(K, cohort, cohorts, trials, designs))
+
+
+def check_fits(K: int, cohort: int, cohorts: int, trials: int, designs: int = len(DESIGNS), extra: int = 0,
+               device_id: str | None = None, limit: int | None = None) -> None:
+    """Raise :class:`SettingsError` naming ``trials`` (with the largest number that fits) when the run, plus
+    ``extra`` bytes per trial, would need more than half the device's memory or more than ``limit`` bytes."""
+    need = memory_bytes(K, cohort, cohorts, trials, designs) + trials * extra
+    U = patients_needed(K, cohort, cohorts)
+    device.check_fits(need, 0, device_id, "trials", trials, f"{U} patients per trial", limit)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -31,7 +31,7 @@ from ..dose.settings import DoseSettings
 from ..results import interval95
 from ..settings import SettingsError, check_int_range
 from . import oc, rules, scenarios
-from .api import MAX_TRIALS, DoseFindingResult, check_inputs
+from .api import MAX_TRIALS, PEAK_FACTOR, DoseFindingResult, check_inputs
 from .designs import DESIGNS, Options, boin_tables, crm_tables, patients_needed, simulate_all
 
 MAX_D = 50
@@ -166,6 +166,14 @@ class BanditComparison:
         """Trial ``trial`` of HPC-UCB: each patient's continuous dose in [0, 1] and whether its cost exceeded τ."""
         check_int_range("trial", trial, 0, self.alpha.shape[0] - 1)
         return self.alpha[trial], self.cost[trial] > self.settings.tau
+
+
+def extra_bytes(K: int, cohort: int, cohorts: int) -> int:
+    """What HPC-UCB and the dose model's patients add to the designs' memory, per trial, at the peak: HPC-UCB's
+    dose and cost per round (float64) and the patients' four numbers per enrolled slot, times the run's
+    :data:`.api.PEAK_FACTOR`."""
+    N, U = cohort * cohorts, patients_needed(K, cohort, cohorts)
+    return int(PEAK_FACTOR * (N * 8 * 2 + U * 8 * 4))
 
 
 def call_line(K: int, tau: float, kappa_c: float, d: int, delta: float, cohort: int, cohorts: int, trials: int,

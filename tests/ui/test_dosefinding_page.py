@@ -98,6 +98,21 @@ def test_the_command_shown_runs_the_same_trials(capfd, monkeypatch):
         assert f"{c['pcs']:.1f}" in table(at)[row["label"]]["right dose chosen %"]
 
 
+def test_two_visitors_share_one_run_through_the_servers_store(monkeypatch):
+    """The run lives in the server's shared store (bounded in bytes), not in a per-page cache: a second visitor with
+    the same settings gets it without a second simulation."""
+    from safebandit_ui import store
+
+    shared = store.Store()
+    monkeypatch.setattr(store, "store", lambda: shared)
+    calls = []
+    real = api.simulate
+    monkeypatch.setattr(api, "simulate", lambda *a, **k: calls.append(a) or real(*a, **k))
+    first, second = open_page(PAGE, {"trials": 120}), open_page(PAGE, {"trials": 120})
+    assert len(calls) == 1 and table(first) == table(second)
+    assert shared.nbytes > 0
+
+
 def test_with_the_dose_models_patients_the_python_call_is_shown():
     at = open_page(PAGE, {"source": "The dose model's patients", "trials": 40})
     (code,) = [c.value for c in at.code if "bandit.compare(" in c.value]

@@ -111,3 +111,42 @@ def test_a_preset_runs_at_its_quick_size_and_beyond_it_only_within_the_servers_c
     with pytest.raises(SettingsError, match="at most about"):
         presets.check_fits(presets.PresetRun.full(name), "cpu", limit=quick)
     presets.check_fits(presets.PresetRun.quick(name), "cpu", limit=quick)
+
+
+@pytest.mark.parametrize(("link", "patients"), [
+    ({"trials": "100000"}, "36 patients"),
+    ({"source": "The dose model's patients", "cohort": "12", "cohorts": "100", "trials": "10000"}, "1200 patients"),
+])
+def test_a_dose_finding_link_beyond_the_cap_gets_a_message_not_the_memory(link, patients):
+    """The dose-finding page sizes its runs against the same cap (``/dosefinding?trials=100000`` would keep some
+    200 MB per run, HPC-UCB's largest comparison 170 MB and twice that while it computes): one error naming the
+    trials and the most allowed (which the core's check lets through, and two more it does not)."""
+    from safebandit_core.dosefinding import api, bandit
+
+    at: AppTest = app()
+    for key, value in link.items():
+        at.query_params[key] = value
+    at.switch_page("pages/dosefinding.py").run()
+    assert not at.exception, [e.message for e in at.exception]
+    msgs = errors(at)
+    assert len(msgs) == 1 and "**trials**" in msgs[0] and "at most about" in msgs[0], msgs
+    assert f"limit of {store.RUN_DEFAULT_MB} MB per run" in msgs[0] and patients in msgs[0]
+    allowed = int(re.search(r"at most about ([\d,]+)", msgs[0]).group(1).replace(",", ""))
+    K, c, m = (6, 3, 10) if "source" not in link else (5, 12, 100)
+    extra = 0 if "source" not in link else bandit.extra_bytes(K, c, m)
+    api.check_fits(K, c, m, allowed, extra=extra, limit=CAP)
+    with pytest.raises(SettingsError, match="at most about"):
+        api.check_fits(K, c, m, allowed + 2, extra=extra, limit=CAP)
+
+
+def test_the_dose_finding_estimate_covers_what_a_result_keeps():
+    """:func:`api.kept_bytes` is at least what the store measures of a result (designs alone, and with HPC-UCB), and
+    not far above it, so the cap is neither dodged nor needlessly tight."""
+    from safebandit_core.dosefinding import api, bandit
+    from safebandit_core.memo import nbytes
+
+    res = api.simulate((0.05, 0.1, 0.2, 0.3, 0.45, 0.6), 0.3, 3, 10, 400, 0)
+    assert nbytes(res) <= api.kept_bytes(6, 3, 10, 400) <= 1.5 * nbytes(res)
+    both = bandit.compare(trials=40, cohorts=12)
+    kept = api.kept_bytes(5, 3, 12, 40) + 40 * bandit.extra_bytes(5, 3, 12) / api.PEAK_FACTOR
+    assert nbytes(both) <= kept <= 1.5 * nbytes(both)
