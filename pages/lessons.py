@@ -23,7 +23,7 @@ SCENE_KEY = "scene"
 STEP_KEY = "step"
 STEPS = ("as-set", "moved")
 INTRO = (
-    f"{len(lessons.SCENES)} short scenes for a class, one click each. Every scene runs a small, fixed setting, "
+    f"{len(lessons.scenes())} short scenes for a class, one click each. Every scene runs a small, fixed setting, "
     "names the **one control** to move, and lists what to notice, each line computed from the run on screen: "
     "a point the run does not show is flagged, not stated. The scenes come from two papers: *Safety by Design "
     "(2026)* (a dose whose side effect must stay below a limit in each round) and *One-size-fits-all "
@@ -49,14 +49,14 @@ def reset_step() -> None:
 
 def pick(ctx: shell.RunContext) -> lessons.Scene:
     """The scene picker; ``?scene=<slug>`` opens a scene and follows the picker."""
-    order = {s.slug: i for i, s in enumerate(lessons.SCENES, start=1)}
-    from_url(SCENE_KEY, tuple(order), "scene", lambda k: f"{order[k]}. {lessons.BY_SLUG[k].title}")
+    order = {s.slug: i for i, s in enumerate(lessons.scenes(), start=1)}
+    from_url(SCENE_KEY, tuple(order), "scene", lambda k: f"{order[k]}. {lessons.by_slug()[k].title}")
     slug = st.selectbox("Scene", list(order), key=SCENE_KEY, on_change=reset_step,
-                        format_func=lambda k: f"{order[k]}. {lessons.BY_SLUG[k].title}",
+                        format_func=lambda k: f"{order[k]}. {lessons.by_slug()[k].title}",
                         help="Each scene is a fixed, small run; the sidebar's base seed and precision apply.")
     st.query_params[SCENE_KEY] = slug
     st.caption("Share a scene by copying the address: it holds the scene and the step.")
-    return lessons.BY_SLUG[slug]
+    return lessons.by_slug()[slug]
 
 
 def run_job(job: lessons.Job, ctx: shell.RunContext, done: list[tuple[Run, bool, float]]) -> Run:

@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import importlib.util
 from collections.abc import Iterator, Mapping, Sequence
+from types import ModuleType
 from typing import Any
 
 import pandas as pd
@@ -63,6 +65,17 @@ TOOLS: dict[str, Tool] = {t.kind: t for t in (
          command_aliases=("replay",)),
     Tool("sweep", "safebandit_core.sweep:SweepSpec", "sweep", "safebandit_core.sweep_cli", by_file=True),
 )}
+
+
+def modules(name: str) -> list[ModuleType]:
+    """Each registered family's module ``name`` beside its settings (its ``presets``, its ``lessons``), in registry
+    order, for the families that have one: what a family's folder adds to the app's generic loops."""
+    out = []
+    for family in FAMILIES.values():
+        full = family.settings_cls.__module__.rsplit(".", 1)[0] + "." + name
+        if importlib.util.find_spec(full) is not None:
+            out.append(importlib.import_module(full))
+    return out
 
 
 def register(family: M.Family) -> None:

@@ -18,7 +18,6 @@ those modules (e.g. :mod:`safebandit_core.dose.presets`, :mod:`safebandit_core.c
 from __future__ import annotations
 
 import dataclasses
-import importlib.util
 import json
 import math
 import time
@@ -155,11 +154,7 @@ def _family_presets() -> tuple[dict[str, Preset], dict[str, Check]]:
     if key not in _REGISTRY:
         found: list[Preset] = []
         by_name: dict[str, Check] = {}
-        for family in families.FAMILIES.values():
-            name = family.settings_cls.__module__.rsplit(".", 1)[0] + ".presets"
-            if importlib.util.find_spec(name) is None:
-                continue
-            module = importlib.import_module(name)
+        for module in families.modules("presets"):
             found.extend(module.PRESETS)
             by_name.update(module.CHECKS)
         papers = list(dict.fromkeys(p.paper for p in found))

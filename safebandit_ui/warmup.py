@@ -100,7 +100,7 @@ def lesson_runs(device_id: str) -> list[Job]:
     """Every run of every lesson scene, as the Lessons page asks for it (base seed 0, the device's precision)."""
     base = lessons.Base(0, device.default_precision(device_id))
     return [Job(f"lesson:{scene.slug}", job.settings, *live.in_chunks(job.cells, job.rounds))
-            for scene in lessons.SCENES for job in scene.jobs(base)]
+            for scene in lessons.scenes() for job in scene.jobs(base)]
 
 
 def jobs(device_id: str) -> list[Job]:

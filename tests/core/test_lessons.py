@@ -13,13 +13,16 @@ from statistics import NormalDist
 import numpy as np
 import pytest
 
-from safebandit_core import captions, families, lessons, model, sweep
+from safebandit_core import captions, families, lessons, model, scenarios, sweep
+from safebandit_core.conservative import lessons as cons_lessons
+from safebandit_core.dose import lessons as dose_lessons
+from safebandit_core.meanvar import lessons as mv_lessons
 from safebandit_core.meanvar import search
 from safebandit_core.settings import to_dict
 from safebandit_core.shapes import bucket
 from tests.support import assert_close_sum
 
-PAPERS = {lessons.S000, lessons.S001}
+PAPERS = {scenarios.SAFETY_BY_DESIGN, scenarios.ONE_SIZE}
 _memo: dict[str, model.Run] = {}
 
 
@@ -32,7 +35,7 @@ def run_job(job: lessons.Job) -> model.Run:
 
 @pytest.fixture(scope="module")
 def runs() -> dict[str, lessons.Runs]:
-    return {s.slug: lessons.compute(s, lessons.Base(), run_job) for s in lessons.SCENES}
+    return {s.slug: lessons.compute(s, lessons.Base(), run_job) for s in lessons.scenes()}
 
 
 def cell(r: lessons.Runs, i: int) -> model.Run:
@@ -81,8 +84,8 @@ def half(sizes: np.ndarray, n: int) -> int:
 
 
 def mv_cell(r: lessons.Runs, step: int) -> model.Run:
-    f = lessons.mv_found(r)
-    grid = r[lessons.SPACE.Ks.index(f.K)]
+    f = mv_lessons.mv_found(r)
+    grid = r[mv_lessons.SPACE.Ks.index(f.K)]
     return model.cell(grid, f.above if step else f.cell)
 
 
@@ -116,7 +119,7 @@ TRUTH: dict[tuple[str, str], Check] = {
     ("horizon", "pulls_0"): lambda r: all(pulls(x, "conucb") > pulls(x, "gencb") for x in horizons(r, 5000)),
     ("horizon", "pulls_1"): lambda r: all(pulls(x, "conucb") > pulls(x, "gencb") for x in r),
     ("mv-rho", "cucb_on_instance"):
-        lambda r: (min_slack(mv_cell(r, 0), "mvcucb") < -TOL) == lessons.mv_found(r).broke,
+        lambda r: (min_slack(mv_cell(r, 0), "mvcucb") < -TOL) == mv_lessons.mv_found(r).broke,
     ("mv-rho", "cucb_guaranteed"): lambda r: min_slack(mv_cell(r, 1), "mvcucb") >= -TOL,
     ("mv-rho", "ucb_breaks_0"): lambda r: min_slack(mv_cell(r, 0), "mvucb") < -TOL,
     ("mv-rho", "ucb_breaks_1"): lambda r: min_slack(mv_cell(r, 1), "mvucb") < -TOL,
@@ -141,22 +144,22 @@ TRUTH: dict[tuple[str, str], Check] = {
 
 
 def test_scenes_are_data_a_lecture_can_use():
-    assert 6 <= len(lessons.SCENES) <= 8
-    assert len(lessons.BY_SLUG) == len(lessons.SCENES)
-    for s in lessons.SCENES:
+    assert 6 <= len(lessons.scenes()) <= 8
+    assert len(lessons.by_slug()) == len(lessons.scenes())
+    for s in lessons.scenes():
         assert s.kind in families.FAMILIES and s.paper in PAPERS
         text = " ".join([s.title, s.story, s.model, *s.notes.values()])
         assert "Seed 00" not in text and "seed 00" not in text
 
 
 def test_the_instruction_names_the_control_and_its_new_value():
-    assert lessons.MOVE_DELTA.say() == "Now raise δ to 0.2 and run again."
-    assert lessons.MOVE_DELTA.option(0) == "As set: δ = 0.01"
-    assert lessons.MOVE_T.say() == "Now raise T to 20,000 and run again."
-    assert lessons.MOVE_POLICY.say() == "Now switch the policy to HPC-UCB."
+    assert dose_lessons.MOVE_DELTA.say() == "Now raise δ to 0.2 and run again."
+    assert dose_lessons.MOVE_DELTA.option(0) == "As set: δ = 0.01"
+    assert cons_lessons.MOVE_T.say() == "Now raise T to 20,000 and run again."
+    assert dose_lessons.MOVE_POLICY.say() == "Now switch the policy to HPC-UCB."
 
 
-@pytest.mark.parametrize("scene", lessons.SCENES, ids=lambda s: s.slug)
+@pytest.mark.parametrize("scene", lessons.scenes(), ids=lambda s: s.slug)
 def test_every_claim_shows_its_truth_on_the_scenes_run(scene, runs):
     r = runs[scene.slug]
     move = scene.move(r)
@@ -177,14 +180,14 @@ def test_every_claim_shows_its_truth_on_the_scenes_run(scene, runs):
 
 
 def test_every_point_has_an_independent_check(runs):
-    keys = {(s.slug, c.key) for s in lessons.SCENES for step in (0, 1) for c in s.notice(runs[s.slug], step)
+    keys = {(s.slug, c.key) for s in lessons.scenes() for step in (0, 1) for c in s.notice(runs[s.slug], step)
             if c.point}
     assert keys == set(TRUTH)
 
 
 def test_a_point_the_run_does_not_show_is_flagged_not_stated(runs):
     """At δ = 0.2 On-Expectation's 11 % is within the rule: the scene states it as a fact, not as a breach."""
-    moved = {c.key: c for c in lessons.BY_SLUG["delta"].notice(runs["delta"], 1)}
+    moved = {c.key: c for c in lessons.by_slug()["delta"].notice(runs["delta"], 1)}
     assert rate(cell(runs["delta"], 1), "on_expectation") <= 0.2
     assert not moved["on_expectation_1"].point and "**above**" not in moved["on_expectation_1"].text
     flagged = lessons.Claim("k", "text", holds=False, point="p")
@@ -193,25 +196,25 @@ def test_a_point_the_run_does_not_show_is_flagged_not_stated(runs):
 
 def test_the_mv_statement_matches_the_minimum_slack_of_its_search(runs):
     r = runs["mv-rho"]
-    found = lessons.mv_found(r)
-    searched = lessons.SPACE.searched()
+    found = mv_lessons.mv_found(r)
+    searched = mv_lessons.SPACE.searched()
     low = min(float(g.outputs["slack"][searched, g.policies.index("mvcucb")].min()) for g in r)
     assert found.min_slack == low
     assert found.broke == (low < -TOL)
-    text = next(c.text for c in lessons.BY_SLUG["mv-rho"].notice(r, 0) if c.key == "search")
+    text = next(c.text for c in lessons.by_slug()["mv-rho"].notice(r, 0) if c.key == "search")
     assert text == search.statement(found)
     assert f"smallest {captions.number(low)}" in text or f"smallest was {captions.number(low)}" in text
     assert ("never went below 0" in text) == (not found.broke)
     if not found.broke:
         assert f"is sufficient (Theorem 5); below it no break was found in these {found.instances:,} instances" in text
         assert "not necessary" not in text
-    why = lessons.BY_SLUG["mv-rho"].move(r).why
+    why = lessons.by_slug()["mv-rho"].move(r).why
     assert why.endswith(f"sufficient by Theorem 5; no break found below it in {found.instances:,} instances of this "
                         "space.") or (found.broke and "found a break below it" in why)
-    for v in (*lessons.SPACE.Ks, *lessons.SPACE.alphas, *lessons.SPACE.mu0s):
+    for v in (*mv_lessons.SPACE.Ks, *mv_lessons.SPACE.alphas, *mv_lessons.SPACE.mu0s):
         assert f"{v:g}" in text
     assert all(c["rho"] < search.threshold(c["alpha"], c["mu0"]) for c, keep in
-               zip(lessons.SPACE.cells(), searched, strict=True) if keep)
+               zip(mv_lessons.SPACE.cells(), searched, strict=True) if keep)
     shown = mv_cell(r, 0)
     assert shown.settings == found.instance()
     alone = lessons.run_here(lessons.Job(found.instance()))
@@ -223,7 +226,7 @@ def test_the_mv_statement_matches_the_minimum_slack_of_its_search(runs):
 
 def test_the_horizon_frame_is_what_over_horizons_gives(runs):
     r = runs["horizon"]
-    mine = lessons.horizon_frame(r[:1]).set_index("policy")
+    mine = cons_lessons.horizon_frame(r[:1]).set_index("policy")
     theirs = sweep.over_horizons(r[0].settings, (r[0].T,)).set_index("policy")
     for col in ("cum_regret_mean", "default_pulls_mean"):
         assert np.allclose(mine[col], theirs.loc[mine.index, col], rtol=1e-12)

@@ -9,7 +9,7 @@ import shlex
 
 import pytest
 
-from safebandit_core import cli, export, families, jsondoc, presets, sweep
+from safebandit_core import cli, export, families, jsondoc, lessons, presets, sweep
 from safebandit_core.settings import to_dict, to_json
 from safebandit_ui import registry, warmup
 from tests.core import test_conformance as conformance
@@ -65,6 +65,19 @@ def test_a_registered_familys_presets_are_found_beside_its_settings(toy):
     assert len(result.cell_summary()) == 2 * 2
     families.unregister(FAMILY.kind)
     assert "toy-gap" not in presets.names()
+    families.register(FAMILY)
+
+
+def test_a_registered_familys_lesson_scenes_are_found_beside_its_settings(toy):
+    """``tests/toy/lessons.py`` joins the lecture after the shipped scenes, and its claims are computed from its
+    runs; unregistered, it is gone again."""
+    assert lessons.scenes()[-1].slug == "toy-gap" and lessons.scenes()[0].slug == lessons.LECTURE[0]
+    scene = lessons.by_slug()["toy-gap"]
+    runs = lessons.compute(scene)
+    claims = [c for step in (0, 1) for c in scene.notice(runs, step)]
+    assert [c.key for c in claims] == ["greedy_wins_0", "greedy_wins_1"] and all(c.holds for c in claims)
+    families.unregister(FAMILY.kind)
+    assert "toy-gap" not in lessons.by_slug()
     families.register(FAMILY)
 
 

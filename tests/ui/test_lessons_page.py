@@ -31,7 +31,7 @@ def test_the_page_is_registered_under_teach_before_about():
     assert registry.SECTIONS.index("Teach") == registry.SECTIONS.index("About") - 1
 
 
-@pytest.mark.parametrize("scene", lessons.SCENES, ids=lambda s: s.slug)
+@pytest.mark.parametrize("scene", lessons.scenes(), ids=lambda s: s.slug)
 def test_each_scene_loads_with_its_charts_and_notice_box(scene):
     at = open_page(PAGE, {"scene": scene.slug})
     assert at.header[0].value == scene.title
@@ -53,7 +53,7 @@ def test_the_address_opens_a_scene_at_a_step():
     at.query_params["scene"], at.query_params["step"] = "alpha", "moved"
     at.switch_page(PAGE).run()  # as the address opens the page
     assert not at.exception, [e.message for e in at.exception]
-    assert at.header[0].value == lessons.BY_SLUG["alpha"].title
+    assert at.header[0].value == lessons.by_slug()["alpha"].title
     assert at.radio(key="step").value == "moved"
     assert set(charts(at)) == {"alpha-pulls-1"}
 
@@ -63,7 +63,7 @@ def test_an_unknown_scene_in_the_address_is_named_with_the_scene_shown():
     at.query_params["scene"] = "no-such-scene"
     at.switch_page(PAGE).run()
     assert not at.exception, [e.message for e in at.exception]
-    first = lessons.SCENES[0]
+    first = lessons.scenes()[0]
     assert ("Ignored `scene=no-such-scene` from the link: there is no such scene; showing "
             f"**1. {first.title}**.") in [w.value for w in at.warning][0]
     assert at.header[0].value == first.title

@@ -62,7 +62,7 @@ def test_every_opening_run_is_in_the_jobs():
     names = [job.name for job in warmup.jobs(dev)]
     assert names[:4] == ["dose", "nonlinear", "conservative", "meanvar"], "the model pages come first"
     assert {f"present:{sc.key}" for sc in scenarios.every()} <= set(names)
-    assert {f"lesson:{scene.slug}" for scene in lessons.SCENES} <= set(names)
+    assert {f"lesson:{scene.slug}" for scene in lessons.scenes()} <= set(names)
     assert "logged" in names and "battery" not in names
     assert {"scrub:dose", "scrub:nonlinear", "scrub:conservative", "scrub:meanvar"} <= set(names)
 
@@ -121,13 +121,13 @@ def test_every_present_scenario_finds_the_warm_up_run(warmed, scenario):
     assert stored() == before, f"the Present page computed scenario {key} again"
 
 
-@pytest.mark.parametrize("slug", [scene.slug for scene in lessons.SCENES])
+@pytest.mark.parametrize("slug", [scene.slug for scene in lessons.scenes()])
 def test_every_lesson_scene_finds_the_warm_up_runs(warmed, slug):
     before = stored()
     at = open_page("pages/lessons.py", {"scene": slug})
     status = [c.value for c in at.caption if "to compute" in c.value]
     assert status, slug
-    runs = len(lessons.BY_SLUG[slug].jobs(lessons.Base(0, device.default_precision(device.default_device_id()))))
+    runs = len(lessons.by_slug()[slug].jobs(lessons.Base(0, device.default_precision(device.default_device_id()))))
     assert f"({runs} already computed on this server" in status[0], (slug, status[0])
     assert stored() == before, f"the Lessons page computed scene {slug} again"
 
