@@ -59,8 +59,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     """Flags of the ``dosefinding`` command."""
     p.add_argument("--design", default="all", choices=(*DESIGNS, "all"), help="which design to run (default all)")
     p.add_argument("--scenario", default=None, choices=tuple(scenarios.STANDARD),
-                   help="a shipped standard scenario (its truth and target): " + "; ".join(
-                       f"{s.name}: {s.title}" for s in scenarios.STANDARD.values()) + " (default: not given)")
+                   help="a shipped standard scenario, its chances per dose and its target (each name says which "
+                        "dose is the true MTD, of how many) (default: not given)")
     p.add_argument("--truth", default=None,
                    help=f"true DLT probability of each dose, comma-separated, strictly increasing in [0, 1] "
                         f"(default {DEFAULT_TRUTH})")
