@@ -15,7 +15,8 @@ from safebandit_ui import registry
 from .family import FAMILY
 from .settings import ToySettings
 
-ENTRY = registry.Entry(FAMILY.kind, title="Toy bandit (tests)", spec="tests.toy.spec:SPEC")
+ENTRY = registry.Entry(FAMILY.kind, title="Toy bandit (tests)", spec="tests.toy.spec:SPEC",
+                       panels="tests.toy.spec:present_panels")
 """What the app shows of the toy family: its title and the page spec its page draws."""
 
 

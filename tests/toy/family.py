@@ -81,4 +81,5 @@ FAMILY = M.Family(
     cli="tests.toy.cli",
     sweep_base=lambda: ToySettings(T=50, seeds=2),
     fields=FIELDS,
+    audience="tests.toy.audience:MODEL",
 )

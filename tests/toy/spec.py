@@ -8,7 +8,8 @@ import streamlit as st
 
 from safebandit_core import families
 from safebandit_core.model import Run
-from safebandit_ui import model_page, pagekit
+from safebandit_core.scenarios import Names
+from safebandit_ui import model_page, pagekit, present
 
 from .fields import ARMS, RUNS
 
@@ -25,10 +26,10 @@ def views(run: Run) -> model_page.Views:
     return {"frame": families.tidy(run), "summary": families.summary(run)}
 
 
-def mean_lines(frame, field: str, title: str) -> go.Figure:
-    """The mean over seeds of ``field`` per policy, against the round."""
+def mean_lines(frame, field: str, title: str, by: str = "label") -> go.Figure:
+    """The mean over seeds of ``field`` per policy (named in column ``by``), against the round."""
     fig = go.Figure(layout={"title": title})
-    for label, rows in frame.groupby("label", observed=True):
+    for label, rows in frame.groupby(by, observed=True):
         mean = rows.groupby("t")[field].mean()
         fig.add_scatter(x=mean.index, y=mean.to_numpy(), name=str(label))
     return fig
@@ -54,6 +55,15 @@ def texts(slots: model_page.Slots, s, v: model_page.Views, state: None) -> None:
     """The final regret of each policy."""
     rows = v["summary"].itertuples()
     slots["regret_text"].markdown("; ".join(f"{r.label}: {r.cum_regret_mean:.1f}" for r in rows))
+
+
+def present_panels(run: Run, frame, summary, n: Names) -> dict[str, go.Figure]:
+    """Presentation mode's four panels: regret, slack, reward and loss per round (means over the runs; the frame is
+    by label, its ``policy`` column the audience's names)."""
+    t = f"{n.round} t"
+    return {name: present.compact(mean_lines(frame, field, title, by="policy"), title, field, t)
+            for name, field, title in (("regret", "cum_regret", "Reward lost so far"), ("slack", "slack", "Slack"),
+                                       ("reward", "reward", "Reward a round"), ("loss", "regret", "Loss a round"))}
 
 
 SPEC = model_page.Spec(

@@ -42,3 +42,17 @@ def test_the_toy_family_gets_a_model_page_from_the_one_renderer():
 
         at.slider(key="p1").set_value(0.9).run()
         assert not at.exception and charts(at)["regret"] != shown["regret"]
+
+
+def test_the_toy_family_gets_a_presentation_screen():
+    """Its ``audience`` and its entry's ``panels``, both in its own folder: presentation mode offers it, with the
+    headline its model computes and four panels."""
+    with registered():
+        at = open_page("pages/present.py", {"present_model": "toy"})
+        assert not errors(at)
+        headline = at.get_by_key("present_headline").markdown[0].value
+        assert headline.startswith("In this run (150 patient-rounds × 3 runs) new rule (Greedy) lost the least")
+        assert sorted(k for k in charts(at) if k.startswith("present_toy_")) == [
+            "present_toy_loss", "present_toy_regret", "present_toy_reward", "present_toy_slack"]
+        notes = " ".join(m.value for m in at.get_by_key("present_notes").markdown)
+        assert "Greedy or staying on the default arm? In this run:" in notes and "its slack went as low as" in notes
