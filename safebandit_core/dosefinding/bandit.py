@@ -31,7 +31,7 @@ from ..dose.settings import DoseSettings
 from ..results import interval95
 from ..settings import SettingsError, check_int_range
 from . import oc, rules, scenarios
-from .api import MAX_TRIALS, PEAK_FACTOR, DoseFindingResult, check_inputs
+from .api import MAX_COHORT, MAX_COHORTS, MAX_TRIALS, PEAK_FACTOR, DoseFindingResult, check_fits, check_inputs
 from .designs import DESIGNS, Options, boin_tables, crm_tables, patients_needed, simulate_all
 
 MAX_D = 50
@@ -191,14 +191,16 @@ def compare(K: int = 5, tau: float = 0.25, kappa_c: float = 0.3, d: int = 5, del
             g: str = "linear", kappa_r: float = 0.3) -> BanditComparison:
     """Run HPC-UCB for N = cohort·cohorts rounds and the designs (target φ = δ) on the same ``trials`` trials.
 
-    Bad input raises :class:`SettingsError` naming the field and its range.
+    Bad input raises :class:`SettingsError` naming the field and its range (cohorts as the designs take them, and
+    no more trials than fit in half the device's memory).
     """
     check_int_range("K", K, 1, scenarios.MAX_DOSES)
     check_int_range("d", d, 1, MAX_D)
     check_int_range("trials", trials, 1, min(MAX_TRIALS, MAX_BANDIT_TRIALS))
     check_int_range("seed", seed, 0, 2**31 - 1 - SEEDS_PER_RUN - trials)
-    check_int_range("cohort", cohort, 1)
-    check_int_range("cohorts", cohorts, 1)
+    check_int_range("cohort", cohort, 1, MAX_COHORT)
+    check_int_range("cohorts", cohorts, 1, MAX_COHORTS)
+    check_fits(K, cohort, cohorts, trials, extra=extra_bytes(K, cohort, cohorts))
     N = cohort * cohorts
     base = DoseSettings(policies=("hpucb",), d=d, T=N, tau=tau, delta=delta, kappa_r=kappa_r, kappa_c=kappa_c,
                         g=g, seeds=1, base_seed=seed, precision="float64").validate()

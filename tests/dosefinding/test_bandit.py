@@ -113,3 +113,7 @@ def test_bad_input_names_the_field() -> None:
         bandit.compare(K=0, trials=2)
     with pytest.raises(SettingsError, match="^tau"):
         bandit.compare(tau=50.0, kappa_c=0.0, trials=2)
+    with pytest.raises(SettingsError, match=r"^cohort .*\[1, 12\]"):  # the designs' own range, as the page's
+        bandit.compare(cohort=13, trials=2)
+    with pytest.raises(SettingsError, match=r"^cohorts .*\[1, 100\]"):
+        bandit.compare(cohorts=1000, trials=2)
