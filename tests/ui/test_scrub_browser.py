@@ -25,6 +25,8 @@ OUTSIDE = f"""() => {{ const gd = document.querySelector("{SCRUB}");
         const r = t.getBoundingClientRect(); return r.left < box.left || r.right > box.right; }})
         .map(t => t.textContent); }}"""
 """The tick labels of the scrub chart that pass its edges (its margins are fixed, not fitted to the labels)."""
+TITLED = f"""(want) => document.querySelector("{SCRUB}").querySelector(".gtitle").textContent.startsWith(want)"""
+"""Whether the scrub chart's title shows the step ``want`` (``τ = 2``)."""
 ARM = f"""() => {{ const gd = document.querySelector("{SCRUB}"); window.__animated = false;
     gd.once("plotly_animated", () => {{ window.__animated = true; }}); }}"""
 
@@ -52,9 +54,11 @@ def test_scrubbing_the_dose_chart_redraws_in_the_browser_only(server, page):
         page.evaluate(ARM)
         page.mouse.click(box["x"] + box["width"] * k / last, box["y"] + box["height"] / 2)
         page.wait_for_function("window.__animated === true", timeout=20_000)
+        name = before["names"][k]
+        # the frame's title is laid out as the animation ends, which under load can come after its event
+        page.wait_for_function(TITLED, arg=f"τ = {name}", timeout=20_000)
         now = page.evaluate(STATE)
         assert now["active"] == k
-        name = now["names"][k]
         assert now["title"].startswith(f"τ = {name}") and now["current"].endswith(f"= {name}")
         assert now["data"] != seen[-1]["data"] and now["title"] != seen[-1]["title"]
         seen.append(now)
